@@ -1,0 +1,48 @@
+"""ament_python package for the Thymio road network; installs with colcon and with plain pip."""
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = 'thymio_road'
+
+setup(
+    name=PACKAGE,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*', 'benchmarks']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
+        (f'share/{PACKAGE}', ['package.xml']),
+        (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
+        (f'share/{PACKAGE}/config/maps', glob('config/maps/*.yaml')),
+        (f'share/{PACKAGE}/config/scenarios', glob('config/scenarios/*.yaml')),
+        (f'share/{PACKAGE}/config/rviz', glob('config/rviz/*.rviz')),
+    ],
+    python_requires='>=3.10',
+    install_requires=[
+        'setuptools',
+        'numpy>=1.21',
+        'scipy',
+        'PyYAML',
+        'matplotlib',
+        'rosbags>=0.10',
+        'tqdm',
+        'transforms3d',
+        'tdmclient',
+    ],
+    extras_require={
+        'test': ['pytest', 'mcap', 'mcap-ros2-support', 'hypothesis'],
+    },
+    zip_safe=True,
+    maintainer='thymio_road developers',
+    maintainer_email='thymio-road@example.org',
+    description='Simulate and run a road network of Thymio II robots with ROS 2 nodes.',
+    license='BSD-3-Clause',
+    tests_require=['pytest'],
+    entry_points={
+        'console_scripts': [
+            'thymio-road = thymio_road.cli:main',
+            'world = thymio_road.nodes.world_node:main',
+            'controller = thymio_road.nodes.controller_node:main',
+        ],
+    },
+)

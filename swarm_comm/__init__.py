@@ -1,0 +1,1 @@
+"""IR communication for robot swarms: Thymio proximity comm and the SwarmCom stack."""

@@ -1,0 +1,1 @@
+"""Thymio road network: printed gradient roads, barcodes, intersections and traffic lights."""
