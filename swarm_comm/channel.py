@@ -56,16 +56,28 @@ class ChannelParameters:
         return float(self.medium_gain ** (-1.0 / self.medium_exponent))
 
 
+def _cosine_lobe(cosine: np.ndarray, exponent: float) -> np.ndarray:
+    """max(cos, 0)^exponent, by repeated multiplication for integer exponents (much faster than pow)."""
+    c = np.maximum(cosine, 0.0)
+    if float(exponent).is_integer() and 0 <= exponent <= 16:
+        result, base, e = np.ones_like(c), c, int(exponent)
+        while e:
+            if e & 1:
+                result = result * base
+            base = base * base
+            e >>= 1
+        return result
+    return c ** exponent
+
+
 def emitter_attenuation(alpha: np.ndarray, params: ChannelParameters) -> np.ndarray:
     """h_e(α): |cos α|^7 inside the emitter's half-space, 0 behind it (eq. 27, Sect. 3.1)."""
-    c = np.cos(alpha)
-    return np.where(c > 0.0, np.abs(c) ** params.emitter_exponent, 0.0)
+    return _cosine_lobe(np.cos(alpha), params.emitter_exponent)
 
 
 def detector_attenuation(beta: np.ndarray, params: ChannelParameters) -> np.ndarray:
     """h_d(β): |cos β|^3 inside the detector's half-space, 0 behind it (eq. 24, Sect. 3.1)."""
-    c = np.cos(beta)
-    return np.where(c > 0.0, np.abs(c) ** params.detector_exponent, 0.0)
+    return _cosine_lobe(np.cos(beta), params.detector_exponent)
 
 
 def medium_attenuation(distance: np.ndarray, params: ChannelParameters) -> np.ndarray:
@@ -103,12 +115,16 @@ def link_gains(tx_position: np.ndarray, tx_heading: np.ndarray, rx_position: np.
     theta_e = np.asarray(tx_heading, dtype=float)[..., None] + geometry.sensor_angles  # (..., E)
     theta_d = np.asarray(rx_heading, dtype=float)[..., None] + geometry.sensor_angles  # (..., D)
     diff = detectors[..., None, :, :] - emitters[..., :, None, :]                  # (..., E, D, 2)
-    direction = np.arctan2(diff[..., 1], diff[..., 0])
-    alpha = theta_e[..., :, None] - direction                                      # eq. 12
-    beta = (direction + np.pi) - theta_d[..., None, :]                             # eq. 14
-    distance = np.hypot(diff[..., 0], diff[..., 1])                                # eq. 13
-    gain = (emitter_attenuation(alpha, params) * medium_attenuation(distance, params)
-            * detector_attenuation(beta, params))                                  # eq. 7
+    dx, dy = diff[..., 0], diff[..., 1]
+    squared = np.maximum(dx * dx + dy * dy, 1e-18)
+    inverse = 1.0 / np.sqrt(squared)                                                # 1 / d_ij (eq. 13)
+    # cos α (eq. 12) and cos β (eq. 14) as dot products with the sensors' facing directions
+    cos_alpha = (np.cos(theta_e)[..., :, None] * dx + np.sin(theta_e)[..., :, None] * dy) * inverse
+    cos_beta = -(np.cos(theta_d)[..., None, :] * dx + np.sin(theta_d)[..., None, :] * dy) * inverse
+    # h_m = min(1, o_m d^k_m) equals eq. 25, as o_m d^k_m is decreasing and 1 at the knee
+    medium = np.minimum(1.0, params.medium_gain * np.exp((0.5 * params.medium_exponent) * np.log(squared)))
+    gain = (_cosine_lobe(cos_alpha, params.emitter_exponent) * _cosine_lobe(cos_beta, params.detector_exponent)
+            * medium)                                                              # eq. 7
     if occluders is not None and len(occluders):
         start = np.broadcast_to(emitters[..., :, None, :], diff.shape)
         end = np.broadcast_to(detectors[..., None, :, :], diff.shape)
