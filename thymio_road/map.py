@@ -1,0 +1,326 @@
+"""The printed road map: roads of straight pieces and arcs, validated from YAML, rendered to a raster.
+
+A road is 3 cm wide with a grey gradient from white (left) to black (right) in the driving
+direction (report §4); turns are arcs with a radial gradient. The raster is the printed sheet:
+the ground sensors sample it and it is published as ``/map``.
+
+Map files use metres and degrees (``heading_deg``, ``angle_deg``) so that they read like the
+printed sheet; everything in memory is metres and radians.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from thymio_road.validation import ConfigError, Fields, load_yaml
+
+ROAD_WIDTH = 0.03
+MAX_RESOLUTION = 0.001
+#: A closed road must end where it starts, within these tolerances.
+CLOSE_TOLERANCE = 0.001
+CLOSE_ANGLE_TOLERANCE = math.radians(0.5)
+
+
+class MapError(ConfigError):
+    """A map file that cannot be used; the message names the file, the element and the problem."""
+
+
+def wrap_angle(a: np.ndarray | float) -> np.ndarray | float:
+    """Angle in [-π, π)."""
+    return (np.asarray(a) + math.pi) % (2 * math.pi) - math.pi
+
+
+@dataclass(frozen=True)
+class Straight:
+    """A straight piece of road starting at (x, y) with a heading."""
+
+    x: float
+    y: float
+    heading: float
+    length: float
+
+    def pose_at(self, s: float) -> tuple[float, float, float]:
+        return (self.x + s * math.cos(self.heading), self.y + s * math.sin(self.heading), self.heading)
+
+    def local(self, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Arc length along the piece and lateral offset (positive left) of points."""
+        dx, dy = px - self.x, py - self.y
+        c, s = math.cos(self.heading), math.sin(self.heading)
+        return dx * c + dy * s, -dx * s + dy * c
+
+
+@dataclass(frozen=True)
+class Arc:
+    """A circular piece; a positive sweep turns left (counter-clockwise)."""
+
+    x: float
+    y: float
+    heading: float
+    radius: float
+    sweep: float
+
+    @property
+    def length(self) -> float:
+        return self.radius * abs(self.sweep)
+
+    @property
+    def turn(self) -> float:
+        return 1.0 if self.sweep > 0 else -1.0
+
+    @property
+    def center(self) -> tuple[float, float]:
+        k = self.turn * self.radius
+        return (self.x - k * math.sin(self.heading), self.y + k * math.cos(self.heading))
+
+    @property
+    def start_angle(self) -> float:
+        return self.heading - self.turn * math.pi / 2
+
+    def pose_at(self, s: float) -> tuple[float, float, float]:
+        cx, cy = self.center
+        a = self.start_angle + self.turn * s / self.radius
+        return (cx + self.radius * math.cos(a), cy + self.radius * math.sin(a),
+                self.heading + self.turn * s / self.radius)
+
+    def local(self, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        cx, cy = self.center
+        r = np.hypot(px - cx, py - cy)
+        phi = np.mod(self.turn * (np.arctan2(py - cy, px - cx) - self.start_angle), 2 * math.pi)
+        # Points just before the start wrap to ~2π; map them to small negative arc lengths.
+        phi = np.where(phi > math.pi + abs(self.sweep) / 2, phi - 2 * math.pi, phi)
+        return self.radius * phi, self.turn * (self.radius - r)
+
+
+Piece = Straight | Arc
+
+
+@dataclass(frozen=True)
+class Road:
+    """A road: pieces joined end to start, drawn in the driving direction."""
+
+    id: str
+    pieces: tuple[Piece, ...]
+    closed: bool
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        return np.concatenate([[0.0], np.cumsum([p.length for p in self.pieces])])
+
+    @property
+    def length(self) -> float:
+        return float(self.offsets[-1])
+
+    def pose_at(self, s: float) -> tuple[float, float, float]:
+        """Pose of the centre line at arc length s (wrapped on a closed road)."""
+        if self.closed:
+            s = s % self.length
+        s = min(max(s, 0.0), self.length)
+        i = int(np.searchsorted(self.offsets, s, side='right')) - 1
+        i = min(i, len(self.pieces) - 1)
+        return self.pieces[i].pose_at(s - self.offsets[i])
+
+    def sample(self, step: float = 0.005) -> np.ndarray:
+        """Centre-line points (n×3: x, y, heading) every `step` metres."""
+        n = max(2, int(math.ceil(self.length / step)) + 1)
+        return np.array([self.pose_at(s) for s in np.linspace(0.0, self.length, n)])
+
+
+@dataclass(frozen=True)
+class RoadMap:
+    """A printed map: a sheet of `size` metres with roads on it."""
+
+    name: str
+    source: str
+    width: float
+    height: float
+    resolution: float
+    walls: bool
+    road_width: float
+    roads: tuple[Road, ...]
+
+    def road(self, road_id: str) -> Road:
+        for road in self.roads:
+            if road.id == road_id:
+                return road
+        raise KeyError(road_id)
+
+    @cached_property
+    def shape(self) -> tuple[int, int]:
+        """Raster shape (rows = y, cols = x), row 0 at y = 0 like nav_msgs/OccupancyGrid."""
+        return (int(round(self.height / self.resolution)), int(round(self.width / self.resolution)))
+
+    @cached_property
+    def _layers(self) -> tuple[np.ndarray, np.ndarray]:
+        grey = np.ones(self.shape, dtype=np.float32)
+        index = np.full(self.shape, -1, dtype=np.int16)
+        for k, road in enumerate(self.roads):
+            for piece in road.pieces:
+                _draw_piece(grey, index, k, piece, self.road_width, self.resolution)
+        grey.setflags(write=False)
+        index.setflags(write=False)
+        return grey, index
+
+    @property
+    def grey(self) -> np.ndarray:
+        """Printed grey level per pixel, 1 = white paper, 0 = black."""
+        return self._layers[0]
+
+    @property
+    def road_index(self) -> np.ndarray:
+        """Index of the road printed at each pixel, -1 off road (ground truth for the metrics)."""
+        return self._layers[1]
+
+    def pixel_scalar(self, x: float, y: float) -> tuple[int, int]:
+        """Row and column of one point, clipped to the sheet (no numpy overhead in hot paths)."""
+        rows, cols = self.shape
+        return (min(max(int(y / self.resolution), 0), rows - 1),
+                min(max(int(x / self.resolution), 0), cols - 1))
+
+    def pixel(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Row and column of points, clipped to the sheet."""
+        rows, cols = self.shape
+        r = np.clip((np.asarray(y) / self.resolution).astype(int), 0, rows - 1)
+        c = np.clip((np.asarray(x) / self.resolution).astype(int), 0, cols - 1)
+        return r, c
+
+
+def _draw_piece(grey: np.ndarray, index: np.ndarray, k: int, piece: Piece, width: float,
+                res: float) -> None:
+    """Paint one piece's gradient: white on the left edge, black on the right, later over earlier."""
+    pts = np.array([piece.pose_at(s)[:2] for s in np.linspace(0.0, piece.length, 64)])
+    margin = width / 2 + 2 * res
+    rows, cols = grey.shape
+    c0 = max(int((pts[:, 0].min() - margin) / res), 0)
+    c1 = min(int((pts[:, 0].max() + margin) / res) + 1, cols)
+    r0 = max(int((pts[:, 1].min() - margin) / res), 0)
+    r1 = min(int((pts[:, 1].max() + margin) / res) + 1, rows)
+    if c0 >= c1 or r0 >= r1:
+        return
+    px = (np.arange(c0, c1) + 0.5) * res
+    py = (np.arange(r0, r1) + 0.5) * res
+    gx, gy = np.meshgrid(px, py)
+    s, u = piece.local(gx, gy)
+    mask = (s >= -res / 2) & (s <= piece.length + res / 2) & (np.abs(u) <= width / 2)
+    grey[r0:r1, c0:c1][mask] = (0.5 + u / width)[mask]
+    index[r0:r1, c0:c1][mask] = k
+
+
+# --- Loading and validation ------------------------------------------------------------------
+
+def load_map(path: str | Path) -> RoadMap:
+    """Read and validate a map file; raises MapError naming the file, element and problem."""
+    path = Path(path)
+    data = load_yaml(path, MapError)
+    return parse_map(data, str(path))
+
+
+def parse_map(data: Any, source: str) -> RoadMap:
+    top = Fields(data, source, 'map', MapError)
+    name = top.optional('name', str, Path(source).stem)
+    size = top.require('size', list)
+    resolution = top.optional('resolution', float, MAX_RESOLUTION)
+    walls = top.optional('walls', bool, True)
+    road_width = top.optional('road_width', float, ROAD_WIDTH)
+    roads_data = top.require('roads', list)
+    top.done()
+
+    width, height = _size(size, top)
+    if not 0 < resolution <= MAX_RESOLUTION:
+        top.fail('resolution', f'must be in (0, {MAX_RESOLUTION}] m per pixel, got {resolution}')
+    if not 0.005 <= road_width <= 0.2:
+        top.fail('road_width', f'must be between 0.005 and 0.2 m, got {road_width}')
+    if not roads_data:
+        top.fail('roads', 'must list at least one road')
+
+    roads: list[Road] = []
+    for i, road_data in enumerate(roads_data):
+        road = _parse_road(road_data, source, i, road_width)
+        if any(r.id == road.id for r in roads):
+            raise MapError(f"{source}: roads[{i}]: duplicate road id '{road.id}'")
+        roads.append(road)
+    road_map = RoadMap(name, source, width, height, resolution, walls, road_width, tuple(roads))
+    for i, road in enumerate(road_map.roads):
+        _check_inside(road_map, road, i)
+    return road_map
+
+
+def _size(size: list, top: Fields) -> tuple[float, float]:
+    if len(size) != 2 or not all(_is_number(v) for v in size):
+        top.fail('size', f'must be [width, height] in metres, got {size!r}')
+    width, height = float(size[0]), float(size[1])
+    if width <= 0 or height <= 0 or width > 50 or height > 50:
+        top.fail('size', f'width and height must be in (0, 50] m, got {size!r}')
+    return width, height
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _parse_road(data: Any, source: str, i: int, width: float) -> Road:
+    ctx = f'roads[{i}]'
+    f = Fields(data, source, ctx, MapError)
+    road_id = f.require('id', str)
+    ctx = f"roads[{i}] '{road_id}'"
+    f.context = ctx
+    start = f.require('start', list)
+    closed = f.optional('closed', bool, False)
+    pieces_data = f.require('pieces', list)
+    f.done()
+    if len(start) != 3 or not all(_is_number(v) for v in start):
+        f.fail('start', f'must be [x, y, heading_deg], got {start!r}')
+    if not pieces_data:
+        f.fail('pieces', 'must list at least one piece')
+    x, y, heading = float(start[0]), float(start[1]), math.radians(float(start[2]))
+    pieces: list[Piece] = []
+    for j, piece_data in enumerate(pieces_data):
+        piece = _parse_piece(piece_data, source, f'{ctx} pieces[{j}]', x, y, heading, width)
+        pieces.append(piece)
+        x, y, heading = piece.pose_at(piece.length)
+    road = Road(road_id, tuple(pieces), closed)
+    if closed:
+        x0, y0, h0 = pieces[0].x, pieces[0].y, pieces[0].heading
+        gap = math.hypot(x - x0, y - y0)
+        turn = abs(float(wrap_angle(heading - h0)))
+        if gap > CLOSE_TOLERANCE or turn > CLOSE_ANGLE_TOLERANCE:
+            raise MapError(f'{source}: {ctx}: closed road does not close: it ends '
+                           f'{gap * 1000:.1f} mm and {math.degrees(turn):.1f}° away from its start')
+    return road
+
+
+def _parse_piece(data: Any, source: str, ctx: str, x: float, y: float, heading: float,
+                 width: float) -> Piece:
+    if not isinstance(data, dict) or len(data) != 1:
+        raise MapError(f'{source}: {ctx}: a piece is one of {{straight: LENGTH}} or '
+                       f'{{arc: {{radius: R, angle_deg: A}}}}, got {data!r}')
+    (kind, value), = data.items()
+    if kind == 'straight':
+        if not _is_number(value) or value <= 0:
+            raise MapError(f'{source}: {ctx}: straight length must be a positive number of metres, '
+                           f'got {value!r}')
+        return Straight(x, y, heading, float(value))
+    if kind == 'arc':
+        f = Fields(value, source, ctx + ' arc', MapError)
+        radius = f.require('radius', float)
+        angle = f.require('angle_deg', float)
+        f.done()
+        if radius < width / 2 + 0.005:
+            f.fail('radius', f'must leave the inner edge of the road a radius of at least 5 mm '
+                             f'(> {width / 2 + 0.005:.3f} m), got {radius}')
+        if angle == 0 or abs(angle) > 360:
+            f.fail('angle_deg', f'must be non-zero and within ±360, got {angle}')
+        return Arc(x, y, heading, radius, math.radians(angle))
+    raise MapError(f"{source}: {ctx}: unknown piece type '{kind}' (expected 'straight' or 'arc')")
+
+
+def _check_inside(road_map: RoadMap, road: Road, i: int) -> None:
+    pts = road.sample(0.01)
+    half = road_map.road_width / 2
+    for x, y, _ in pts:
+        if not (half <= x <= road_map.width - half and half <= y <= road_map.height - half):
+            raise MapError(f"{road_map.source}: roads[{i}] '{road.id}': the road leaves the "
+                           f'{road_map.width} × {road_map.height} m sheet near ({x:.3f}, {y:.3f}) m')

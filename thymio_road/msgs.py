@@ -1,0 +1,212 @@
+"""Message facade: ROS 2 message classes when rclpy is importable, rosbags' types otherwise.
+
+Node code imports its message classes and QoS profiles from here, so the same node runs on
+rclpy and in the embedded runtime. Without ROS the classes come from the rosbags typestore,
+wrapped so that ``Twist()`` builds a default message as the generated ROS classes do (rosbags
+dataclasses have no defaults and want numpy arrays of the exact dtype).
+
+Only the types of the interface contract (DESIGN.md §3) are exposed; add more here as needed.
+"""
+from __future__ import annotations
+
+import array
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+#: THYMIO_ROAD_EMBEDDED=1 forces rosbags types even on a ROS machine (used by the embedded CLI).
+try:
+    if os.environ.get('THYMIO_ROAD_EMBEDDED'):
+        raise ImportError
+    import rclpy  # noqa: F401
+    ROS = True
+except ImportError:
+    ROS = False
+
+TYPES = {
+    'Header': 'std_msgs/msg/Header',
+    'Bool': 'std_msgs/msg/Bool',
+    'Int16': 'std_msgs/msg/Int16',
+    'String': 'std_msgs/msg/String',
+    'ColorRGBA': 'std_msgs/msg/ColorRGBA',
+    'Int16MultiArray': 'std_msgs/msg/Int16MultiArray',
+    'MultiArrayDimension': 'std_msgs/msg/MultiArrayDimension',
+    'Twist': 'geometry_msgs/msg/Twist',
+    'Point': 'geometry_msgs/msg/Point',
+    'Pose': 'geometry_msgs/msg/Pose',
+    'PoseStamped': 'geometry_msgs/msg/PoseStamped',
+    'Quaternion': 'geometry_msgs/msg/Quaternion',
+    'Vector3': 'geometry_msgs/msg/Vector3',
+    'TransformStamped': 'geometry_msgs/msg/TransformStamped',
+    'Range': 'sensor_msgs/msg/Range',
+    'Odometry': 'nav_msgs/msg/Odometry',
+    'OccupancyGrid': 'nav_msgs/msg/OccupancyGrid',
+    'Marker': 'visualization_msgs/msg/Marker',
+    'MarkerArray': 'visualization_msgs/msg/MarkerArray',
+    'TFMessage': 'tf2_msgs/msg/TFMessage',
+    'Clock': 'rosgraph_msgs/msg/Clock',
+    'Time': 'builtin_interfaces/msg/Time',
+}
+
+_NUMPY = {
+    'bool': np.bool_, 'byte': np.uint8, 'char': np.uint8, 'int8': np.int8, 'uint8': np.uint8,
+    'int16': np.int16, 'uint16': np.uint16, 'int32': np.int32, 'uint32': np.uint32,
+    'int64': np.int64, 'uint64': np.uint64, 'float32': np.float32, 'float64': np.float64,
+}
+
+
+class MessageFactory:
+    """Callable like a generated ROS message class: ``Factory(**fields)`` gives a full message."""
+
+    def __init__(self, typestore: Any, typename: str) -> None:
+        self.typestore, self.typename = typestore, typename
+        self.cls = typestore.types[typename]
+        self.__name__ = typename.rsplit('/', 1)[-1]
+
+    def __call__(self, **fields: Any) -> Any:
+        return _default(self.typestore, self.typename, fields)
+
+    def __getattr__(self, name: str) -> Any:  # constants such as Range.INFRARED
+        return getattr(self.cls, name)
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, self.cls)
+
+
+def _default(store: Any, typename: str, overrides: dict[str, Any]) -> Any:
+    _, fields = store.fielddefs[typename]
+    values = {}
+    for name, (kind, detail) in fields:
+        if name in overrides:
+            values[name] = overrides[name]
+        else:
+            values[name] = _default_value(store, kind.value, detail)
+    unknown = set(overrides) - {name for name, _ in fields}
+    if unknown:
+        raise TypeError(f'{typename} has no field {sorted(unknown)[0]!r}')
+    return store.types[typename](**values)
+
+
+def _default_value(store: Any, kind: int, detail: Any) -> Any:
+    if kind == 1:  # base type
+        base = detail[0]
+        return '' if base in ('string', 'wstring') else False if base == 'bool' else \
+            0.0 if base.startswith('float') else 0
+    if kind == 2:  # nested message
+        return _default(store, detail, {})
+    sub, size = detail
+    if sub[0].value == 1 and sub[1][0] in _NUMPY:
+        return np.zeros(size if kind == 3 else 0, dtype=_NUMPY[sub[1][0]])
+    return [_default_value(store, sub[0].value, sub[1]) for _ in range(size if kind == 3 else 0)]
+
+
+if ROS:
+    import importlib
+
+    def _ros_class(typename: str) -> Any:
+        pkg, _, name = typename.split('/')
+        return getattr(importlib.import_module(f'{pkg}.msg'), name)
+
+    _CLASSES = {alias: _ros_class(full) for alias, full in TYPES.items()}
+    typestore = None
+else:
+    from rosbags.typesys import Stores, get_typestore
+
+    typestore = get_typestore(Stores.ROS2_HUMBLE)
+    _CLASSES = {alias: MessageFactory(typestore, full) for alias, full in TYPES.items()}
+
+Header = _CLASSES['Header']
+Bool = _CLASSES['Bool']
+Int16 = _CLASSES['Int16']
+String = _CLASSES['String']
+ColorRGBA = _CLASSES['ColorRGBA']
+Int16MultiArray = _CLASSES['Int16MultiArray']
+MultiArrayDimension = _CLASSES['MultiArrayDimension']
+Twist = _CLASSES['Twist']
+Point = _CLASSES['Point']
+Pose = _CLASSES['Pose']
+PoseStamped = _CLASSES['PoseStamped']
+Quaternion = _CLASSES['Quaternion']
+Vector3 = _CLASSES['Vector3']
+TransformStamped = _CLASSES['TransformStamped']
+Range = _CLASSES['Range']
+Odometry = _CLASSES['Odometry']
+OccupancyGrid = _CLASSES['OccupancyGrid']
+Marker = _CLASSES['Marker']
+MarkerArray = _CLASSES['MarkerArray']
+TFMessage = _CLASSES['TFMessage']
+Clock = _CLASSES['Clock']
+Time = _CLASSES['Time']
+
+
+if ROS:
+    from std_srvs.srv import Trigger
+else:
+    class Trigger:
+        """std_srvs/srv/Trigger for the embedded runtime (services are not recorded)."""
+
+        @dataclass
+        class Request:
+            pass
+
+        @dataclass
+        class Response:
+            success: bool = False
+            message: str = ''
+
+
+def type_name(msg_class: Any) -> str:
+    """'pkg/msg/Name' of a message class from this module (either flavour)."""
+    if isinstance(msg_class, MessageFactory):
+        return msg_class.typename
+    module = msg_class.__module__.split('.')[0]
+    return f'{module}/msg/{msg_class.__name__}'
+
+
+def int16_array(values: Iterable[int]) -> Any:
+    """A value for an ``int16[]`` field: array.array for rclpy, an int16 ndarray for rosbags."""
+    return array.array('h', values) if ROS else np.asarray(values, dtype=np.int16)
+
+
+def int8_array(values: np.ndarray) -> Any:
+    """A value for an ``int8[]`` field (OccupancyGrid data)."""
+    return array.array('b', values.astype(np.int8).tobytes()) if ROS else values.astype(np.int8)
+
+
+def stamp(seconds: float) -> Any:
+    """builtin_interfaces/Time for a time in seconds."""
+    ns = int(round(seconds * 1e9))
+    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+def quaternion_from_yaw(yaw: float) -> Any:
+    import math
+    return Quaternion(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2))
+
+
+# --- QoS ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class QoS:
+    """The QoS subset the embedded runtime honours and records (depth, reliability, durability)."""
+
+    depth: int = 10
+    reliable: bool = True
+    transient_local: bool = False
+
+
+def qos(depth: int = 10, *, latched: bool = False, best_effort: bool = False) -> Any:
+    """A QoS profile: rclpy's QoSProfile on ROS, :class:`QoS` otherwise."""
+    if ROS:
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        return QoSProfile(depth=depth,
+                          reliability=ReliabilityPolicy.BEST_EFFORT if best_effort else ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE)
+    return QoS(depth=depth, reliable=not best_effort, transient_local=latched)
+
+
+LATCHED = qos(1, latched=True)
+SENSOR = qos(10)
+DEFAULT = qos(10)

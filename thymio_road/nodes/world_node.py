@@ -1,0 +1,193 @@
+"""World node: the simulated printed map and Thymios, publishing the per-robot sensor topics.
+
+Per robot namespace (DESIGN.md §3): ``prox/horizontal``, ``prox/ground/delta`` (10 Hz, one
+"prox" event with a per-robot phase), ``proximity/<name>`` (Range), ``odom`` and TF, and
+``ground_truth`` (nav_msgs/Odometry in the map frame); subscribes ``cmd_vel`` and
+``led/body/top``. World level: ``/map`` and ``/tf_static`` (latched), ``/tf``, ``/clock``,
+``/world/markers``. Topics nobody listens to are not built, as rclpy skips them too.
+"""
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from thymio_road import msgs
+from thymio_road import robot_model as rm
+from thymio_road.scenario import load_scenario, robot_specs, world_params
+from thymio_road.world import World
+
+MARKER_PERIOD_TICKS = 10
+
+
+class WorldNode:
+    """Owns a :class:`~thymio_road.world.World` and steps it on a timer of `physics_dt`."""
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+        scenario_file = node.declare_parameter('scenario_file', '').value
+        count = node.declare_parameter('robot_count', 0).value
+        seed = node.declare_parameter('seed', -1).value
+        # 0 robots / seed -1 mean "as the scenario file says".
+        self.scenario = load_scenario(scenario_file, robots=count or None,
+                                      seed=None if seed < 0 else seed)
+        self.world = World(self.scenario.road_map, robot_specs(self.scenario),
+                           world_params(self.scenario), seed=self.scenario.seed)
+        self.dt = self.world.params.physics_dt
+        self.tick = 0
+        self.names = [s.name for s in self.world.specs]
+        self.led = {name: (0.0, 0.0, 0.0) for name in self.names}
+
+        self.clock_pub = node.create_publisher(msgs.Clock, '/clock', msgs.DEFAULT)
+        self.tf_pub = node.create_publisher(msgs.TFMessage, '/tf', msgs.qos(100))
+        self.tf_static_pub = node.create_publisher(msgs.TFMessage, '/tf_static', msgs.LATCHED)
+        self.map_pub = node.create_publisher(msgs.OccupancyGrid, '/map', msgs.LATCHED)
+        self.marker_pub = node.create_publisher(msgs.MarkerArray, '/world/markers', msgs.DEFAULT)
+        self.pubs = [self._robot_publishers(name) for name in self.names]
+        for i, name in enumerate(self.names):
+            node.create_subscription(msgs.Twist, f'/{name}/cmd_vel', partial(self._on_cmd_vel, i),
+                                     msgs.DEFAULT)
+            node.create_subscription(msgs.ColorRGBA, f'/{name}/led/body/top',
+                                     partial(self._on_led, name), msgs.DEFAULT)
+        self._layout = msgs.Int16MultiArray().layout
+        self.map_pub.publish(self._occupancy_grid())
+        self.tf_static_pub.publish(self._static_transforms())
+        node.create_timer(self.dt, self._on_tick)
+
+    def _robot_publishers(self, name: str) -> dict[str, Any]:
+        create = self.node.create_publisher
+        pubs = {
+            'horizontal': create(msgs.Int16MultiArray, f'/{name}/prox/horizontal', msgs.SENSOR),
+            'ground': create(msgs.Int16MultiArray, f'/{name}/prox/ground/delta', msgs.SENSOR),
+            'odom': create(msgs.Odometry, f'/{name}/odom', msgs.SENSOR),
+            'truth': create(msgs.Odometry, f'/{name}/ground_truth', msgs.SENSOR),
+        }
+        for sensor in rm.PROX_NAMES:
+            pubs[sensor] = create(msgs.Range, f'/{name}/proximity/{sensor}', msgs.SENSOR)
+        return pubs
+
+    @property
+    def now(self) -> float:
+        return self.tick * self.dt
+
+    # --- callbacks -----------------------------------------------------------------------------
+    def _on_cmd_vel(self, i: int, msg: Any) -> None:
+        left, right = rm.twist_to_units(msg.linear.x, msg.angular.z)
+        self.world.command(i, left, right, at=self.now)
+
+    def _on_led(self, name: str, msg: Any) -> None:
+        self.led[name] = (msg.r, msg.g, msg.b)
+
+    def _on_tick(self) -> None:
+        self.tick += 1
+        t = self.now
+        if self.clock_pub.get_subscription_count():
+            self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
+        for i in self.world.due(self.tick):
+            self._prox_event(int(i), t)
+        if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():
+            self.marker_pub.publish(self._markers(t))
+
+    def _prox_event(self, i: int, t: float) -> None:
+        world, pubs = self.world, self.pubs[i]
+        world.sync(i, t)
+        horizontal = world.read_prox(i)
+        ground = world.read_ground(i)
+        world.record_road_truth(i)
+        pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
+                                                        data=msgs.int16_array(horizontal)))
+        pubs['ground'].publish(msgs.Int16MultiArray(layout=self._layout, data=msgs.int16_array(ground)))
+        name = self.names[i]
+        stamp = msgs.stamp(t)
+        for k, sensor in enumerate(rm.PROX_NAMES):
+            if pubs[sensor].get_subscription_count():
+                pubs[sensor].publish(self._range(name, sensor, int(horizontal[k]), stamp))
+        self._publish_odometry(i, name, stamp)
+
+    # --- messages ------------------------------------------------------------------------------
+    def _publish_odometry(self, i: int, name: str, stamp: Any) -> None:
+        world, pubs = self.world, self.pubs[i]
+        vl, vr = world.wheel[i]
+        v, w = (vl + vr) / 2, (vr - vl) / rm.AXLE_LENGTH
+        if pubs['odom'].get_subscription_count():
+            pubs['odom'].publish(_odometry(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i], v, w))
+        if pubs['truth'].get_subscription_count():
+            pubs['truth'].publish(_odometry(stamp, 'map', f'{name}/base_link', world.poses[i], v, w))
+        if self.tf_pub.get_subscription_count():
+            x, y, th = world.poses[i]
+            xo, yo, tho = world.odom[i]
+            phi = th - tho
+            c, s = math.cos(phi), math.sin(phi)
+            correction = (x - (c * xo - s * yo), y - (s * xo + c * yo), phi)
+            self.tf_pub.publish(msgs.TFMessage(transforms=[
+                _transform(stamp, 'map', f'{name}/odom', correction),
+                _transform(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i]),
+            ]))
+
+    def _range(self, name: str, sensor: str, value: int, stamp: Any) -> Any:
+        return msgs.Range(
+            header=msgs.Header(stamp=stamp, frame_id=f'{name}/proximity_{sensor}_link'),
+            radiation_type=msgs.Range.INFRARED, field_of_view=float(2 * rm.PROX_RAY_ANGLES[2]),
+            min_range=0.0, max_range=rm.PROX_RANGE, range=float(rm.prox_distance(value)))
+
+    def _static_transforms(self) -> Any:
+        stamp = msgs.stamp(0.0)
+        transforms = []
+        for name in self.names:
+            for sensor, (x, y, a) in zip(rm.PROX_NAMES, rm.PROX_SENSORS):
+                transforms.append(_transform(stamp, f'{name}/base_link',
+                                             f'{name}/proximity_{sensor}_link', (x, y, a)))
+        return msgs.TFMessage(transforms=transforms)
+
+    def _occupancy_grid(self) -> Any:
+        m = self.scenario.road_map
+        rows, cols = m.shape
+        grid = msgs.OccupancyGrid()
+        grid.header = msgs.Header(stamp=msgs.stamp(0.0), frame_id='map')
+        grid.info.resolution = float(m.resolution)
+        grid.info.width, grid.info.height = cols, rows
+        grid.info.origin.orientation.w = 1.0
+        # Printed darkness as occupancy: white paper 0, black ink 100 (RViz shows the road).
+        grid.data = msgs.int8_array(np.rint((1.0 - m.grey) * 100).reshape(-1))
+        return grid
+
+    def _markers(self, t: float) -> Any:
+        stamp = msgs.stamp(t)
+        markers = []
+        for i, name in enumerate(self.names):
+            x, y, th = self.world.poses[i]
+            r, g, b = self.led[name]
+            body = msgs.Marker(header=msgs.Header(stamp=stamp, frame_id='map'), ns='robots', id=i,
+                               type=3, action=0)  # CYLINDER, ADD
+            body.pose.position = msgs.Point(x=float(x), y=float(y), z=0.025)
+            body.pose.orientation = msgs.quaternion_from_yaw(float(th))
+            body.scale = msgs.Vector3(x=0.11, y=0.11, z=0.05)
+            body.color = msgs.ColorRGBA(r=float(r), g=float(g), b=float(b), a=1.0) if (r or g or b) \
+                else msgs.ColorRGBA(r=0.9, g=0.9, b=0.9, a=1.0)
+            markers.append(body)
+        return msgs.MarkerArray(markers=markers)
+
+
+def _transform(stamp: Any, parent: str, child: str, pose: Any) -> Any:
+    x, y, th = pose
+    tf = msgs.TransformStamped(header=msgs.Header(stamp=stamp, frame_id=parent), child_frame_id=child)
+    tf.transform.translation = msgs.Vector3(x=float(x), y=float(y), z=0.0)
+    tf.transform.rotation = msgs.quaternion_from_yaw(float(th))
+    return tf
+
+
+def _odometry(stamp: Any, frame: str, child: str, pose: Any, v: float, w: float) -> Any:
+    odom = msgs.Odometry(header=msgs.Header(stamp=stamp, frame_id=frame), child_frame_id=child)
+    odom.pose.pose.position = msgs.Point(x=float(pose[0]), y=float(pose[1]), z=0.0)
+    odom.pose.pose.orientation = msgs.quaternion_from_yaw(float(pose[2]))
+    odom.twist.twist.linear.x = float(v)
+    odom.twist.twist.angular.z = float(w)
+    return odom
+
+
+def main(args: list[str] | None = None) -> None:
+    """ROS 2 entry point (``ros2 run thymio_road world``)."""
+    from thymio_road.nodes.ros_main import spin
+    spin('world', WorldNode, args)

@@ -1,0 +1,155 @@
+"""Simulated-time executor: timers, topics and services of every node in one process.
+
+Determinism: time is an integer number of nanoseconds; timers fire in (time, creation order);
+a published message is delivered after the current callback returns, in publication order,
+to subscriptions in creation order. The same graph and seed therefore give the same run.
+"""
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from thymio_road.msgs import QoS
+
+
+@dataclass(eq=False)
+class Subscription:
+    topic: str
+    callback: Callable[[Any], None]
+    qos: QoS
+
+
+@dataclass(eq=False)
+class Topic:
+    """A topic with its type, its subscriptions and, when latched, its last messages."""
+
+    name: str
+    msg_type: Any
+    qos: QoS
+    subscriptions: list[Subscription] = field(default_factory=list)
+    latched: deque = field(default_factory=deque)
+    recorded: bool = False
+
+
+@dataclass(eq=False)
+class Timer:
+    period_ns: int
+    callback: Callable[[], None]
+    next_ns: int
+    cancelled: bool = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def is_canceled(self) -> bool:
+        return self.cancelled
+
+
+class TopicTypeError(TypeError):
+    """Two nodes disagree on a topic's type."""
+
+
+class Executor:
+    """Runs the callbacks of all embedded nodes on one simulated clock."""
+
+    def __init__(self, recorder: Any | None = None) -> None:
+        self.now_ns = 0
+        self.topics: dict[str, Topic] = {}
+        self.services: dict[str, tuple[Any, Callable]] = {}
+        self.recorder = recorder
+        self._timers: list[tuple[int, int, Timer]] = []
+        self._seq = 0
+        self._pending: deque[tuple[Subscription, Any]] = deque()
+
+    # --- topics --------------------------------------------------------------------------------
+    def topic(self, name: str, msg_type: Any, qos: QoS) -> Topic:
+        topic = self.topics.get(name)
+        if topic is None:
+            topic = self.topics[name] = Topic(name, msg_type, qos)
+        elif topic.msg_type is not msg_type:
+            raise TopicTypeError(f'topic {name} is used with two types: '
+                                 f'{getattr(topic.msg_type, "__name__", topic.msg_type)} and '
+                                 f'{getattr(msg_type, "__name__", msg_type)}')
+        return topic
+
+    def advertise(self, name: str, msg_type: Any, qos: QoS) -> Topic:
+        topic = self.topic(name, msg_type, qos)
+        topic.qos = qos
+        if self.recorder is not None and not topic.recorded:
+            self.recorder.add_topic(name, msg_type, qos)
+            topic.recorded = True
+        return topic
+
+    def subscribe(self, name: str, msg_type: Any, callback: Callable, qos: QoS) -> Subscription:
+        topic = self.topic(name, msg_type, qos)
+        sub = Subscription(name, callback, qos)
+        topic.subscriptions.append(sub)
+        for msg in topic.latched:
+            self._pending.append((sub, msg))
+        return sub
+
+    def publish(self, topic: Topic, msg: Any) -> None:
+        if topic.qos.transient_local:
+            topic.latched.append(msg)
+            while len(topic.latched) > topic.qos.depth:
+                topic.latched.popleft()
+        if topic.recorded:
+            self.recorder.write(topic.name, msg, self.now_ns)
+        for sub in topic.subscriptions:
+            self._pending.append((sub, msg))
+
+    def subscriber_count(self, topic: Topic) -> int:
+        return len(topic.subscriptions) + (1 if topic.recorded else 0)
+
+    # --- services ------------------------------------------------------------------------------
+    def add_service(self, name: str, srv_type: Any, callback: Callable) -> None:
+        if name in self.services:
+            raise ValueError(f'service {name} is already provided')
+        self.services[name] = (srv_type, callback)
+
+    def call(self, name: str, request: Any = None) -> Any:
+        """Call a service synchronously (between callbacks), delivering what it publishes."""
+        if name not in self.services:
+            raise KeyError(f'no service {name}; known: {", ".join(sorted(self.services)) or "none"}')
+        srv_type, callback = self.services[name]
+        response = callback(request if request is not None else srv_type.Request(), srv_type.Response())
+        self._drain()
+        return response
+
+    # --- time ----------------------------------------------------------------------------------
+    def add_timer(self, period_ns: int, callback: Callable[[], None]) -> Timer:
+        if period_ns <= 0:
+            raise ValueError(f'timer period must be positive, got {period_ns} ns')
+        timer = Timer(period_ns, callback, self.now_ns + period_ns)
+        self._push(timer)
+        return timer
+
+    def _push(self, timer: Timer) -> None:
+        self._seq += 1
+        heapq.heappush(self._timers, (timer.next_ns, self._seq, timer))
+
+    def run_until(self, end_ns: int, on_time: Callable[[int], None] | None = None) -> None:
+        """Fire every timer due up to and including end_ns."""
+        self._drain()
+        while self._timers and self._timers[0][0] <= end_ns:
+            due, _, timer = heapq.heappop(self._timers)
+            if timer.cancelled:
+                continue
+            if due != self.now_ns:
+                self.now_ns = due
+                if on_time is not None:
+                    on_time(due)
+            timer.callback()
+            self._drain()
+            timer.next_ns = due + timer.period_ns
+            if not timer.cancelled:
+                self._push(timer)
+        self.now_ns = max(self.now_ns, end_ns)
+
+    def _drain(self) -> None:
+        pending = self._pending
+        while pending:
+            sub, msg = pending.popleft()
+            sub.callback(msg)

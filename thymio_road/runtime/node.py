@@ -1,0 +1,138 @@
+"""The rclpy API subset that thymio_road's nodes use, implemented on the embedded executor.
+
+Node classes receive a node handle: an ``rclpy.node.Node`` on ROS 2, an :class:`EmbeddedNode`
+here. The subset, all present in Humble and Jazzy with the same signatures:
+
+- ``get_name()``, ``get_namespace()``, ``get_logger()``, ``get_clock().now()``
+- ``declare_parameter(name, default)``, ``get_parameter(name).value``
+- ``create_publisher(type, topic, qos)`` → ``publish(msg)``, ``get_subscription_count()``
+- ``create_subscription(type, topic, callback, qos)``
+- ``create_timer(period_s, callback)``
+- ``create_service(type, name, callback)``
+- ``destroy_node()``
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from thymio_road import msgs
+from thymio_road.runtime.executor import Executor, Topic
+
+
+class ParameterNotDeclaredError(KeyError):
+    pass
+
+
+@dataclass
+class Parameter:
+    name: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class SimTime:
+    nanoseconds: int
+
+    def to_msg(self) -> Any:
+        return msgs.Time(sec=self.nanoseconds // 1_000_000_000, nanosec=self.nanoseconds % 1_000_000_000)
+
+
+class SimClock:
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
+
+    def now(self) -> SimTime:
+        return SimTime(self._executor.now_ns)
+
+
+class Publisher:
+    def __init__(self, executor: Executor, topic: Topic) -> None:
+        self._executor, self._topic = executor, topic
+        self.topic_name = topic.name
+
+    def publish(self, msg: Any) -> None:
+        self._executor.publish(self._topic, msg)
+
+    def get_subscription_count(self) -> int:
+        return self._executor.subscriber_count(self._topic)
+
+
+def resolve_name(name: str, namespace: str, node_name: str) -> str:
+    """ROS 2 name resolution: absolute, private (~) or relative to the namespace."""
+    if name.startswith('/'):
+        return name
+    ns = namespace.rstrip('/')
+    if name.startswith('~'):
+        return f'{ns}/{node_name}{name[1:]}'
+    return f'{ns}/{name}'
+
+
+class EmbeddedNode:
+    """A node of the embedded runtime; parameters come from the scenario's node spec."""
+
+    def __init__(self, executor: Executor, name: str, namespace: str = '/',
+                 parameters: dict[str, Any] | None = None,
+                 remappings: dict[str, str] | None = None) -> None:
+        self.executor = executor
+        self._name = name
+        self._namespace = namespace if namespace.startswith('/') else '/' + namespace
+        self._overrides = dict(parameters or {})
+        self._remappings = dict(remappings or {})
+        self._parameters: dict[str, Parameter] = {}
+        self._clock = SimClock(executor)
+        self._logger = logging.getLogger(f'{self._namespace.strip("/").replace("/", ".")}.{name}'.strip('.'))
+        self._timers: list = []
+
+    def get_name(self) -> str:
+        return self._name
+
+    def get_namespace(self) -> str:
+        return self._namespace
+
+    def get_logger(self) -> logging.Logger:
+        return self._logger
+
+    def get_clock(self) -> SimClock:
+        return self._clock
+
+    def declare_parameter(self, name: str, value: Any = None) -> Parameter:
+        param = Parameter(name, self._overrides.get(name, value))
+        self._parameters[name] = param
+        return param
+
+    def get_parameter(self, name: str) -> Parameter:
+        if name not in self._parameters:
+            raise ParameterNotDeclaredError(name)
+        return self._parameters[name]
+
+    def resolve(self, name: str) -> str:
+        full = resolve_name(name, self._namespace, self._name)
+        return self._remappings.get(name, self._remappings.get(full, full))
+
+    def create_publisher(self, msg_type: Any, topic: str, qos: Any) -> Publisher:
+        return Publisher(self.executor, self.executor.advertise(self.resolve(topic), msg_type, _qos(qos)))
+
+    def create_subscription(self, msg_type: Any, topic: str, callback: Callable, qos: Any) -> Any:
+        return self.executor.subscribe(self.resolve(topic), msg_type, callback, _qos(qos))
+
+    def create_timer(self, period: float, callback: Callable[[], None]) -> Any:
+        timer = self.executor.add_timer(int(round(period * 1e9)), callback)
+        self._timers.append(timer)
+        return timer
+
+    def create_service(self, srv_type: Any, name: str, callback: Callable) -> None:
+        self.executor.add_service(self.resolve(name), srv_type, callback)
+
+    def destroy_node(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+
+
+def _qos(qos: Any) -> msgs.QoS:
+    if isinstance(qos, msgs.QoS):
+        return qos
+    if isinstance(qos, int):
+        return msgs.QoS(depth=qos)
+    raise TypeError(f'unsupported QoS {qos!r}')

@@ -1,0 +1,222 @@
+"""Scenarios: one description (map, robots, parameters) that drives both runtimes.
+
+`node_specs` is the single pure function from a scenario to the node graph: the embedded
+runtime instantiates its specs in one process and the launch files turn the same specs into
+``launch_ros`` Node actions, so the two can never disagree.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from thymio_road.controller import ControllerParams
+from thymio_road.map import RoadMap, load_map
+from thymio_road.validation import ConfigError, Fields, load_yaml
+from thymio_road.world import RobotSpec, WorldParams, start_pose_on_road
+
+PACKAGE = 'thymio_road'
+#: Robots are not placed closer than this along a road (a Thymio is 11 cm long).
+MIN_SPACING = 0.15
+
+
+class ScenarioError(ConfigError):
+    """A scenario file, or an override of it, that cannot be used."""
+
+
+def config_dir() -> Path:
+    """The package's config/ folder: ROS share dir, pip's share dir, or the source checkout."""
+    candidates = []
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        candidates.append(Path(get_package_share_directory(PACKAGE)) / 'config')
+    except Exception:  # noqa: BLE001 - no ROS, or package not in the ament index
+        pass
+    candidates.append(Path(sys.prefix) / 'share' / PACKAGE / 'config')
+    candidates.append(Path(__file__).resolve().parent.parent / 'config')
+    for path in candidates:
+        if (path / 'scenarios').is_dir():
+            return path
+    raise FileNotFoundError(f'cannot find the {PACKAGE} config folder; looked in '
+                            + ', '.join(map(str, candidates)))
+
+
+def find_config(kind: str, name_or_path: str | os.PathLike) -> Path:
+    """A scenario or map by path, or by name in config/<kind>/ (with or without .yaml)."""
+    path = Path(name_or_path)
+    if path.suffix in ('.yaml', '.yml') or path.exists():
+        return path
+    shipped = config_dir() / kind / f'{name_or_path}.yaml'
+    if shipped.exists():
+        return shipped
+    known = sorted(p.stem for p in (config_dir() / kind).glob('*.yaml'))
+    raise ScenarioError(f"no {kind[:-1]} named '{name_or_path}' (shipped: {', '.join(known)})")
+
+
+@dataclass(frozen=True)
+class RobotEntry:
+    name: str
+    road: str
+    s: float
+    controller: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    source: Path
+    road_map: RoadMap
+    duration: float
+    seed: int
+    world: dict[str, Any]
+    robots: tuple[RobotEntry, ...]
+    controller: dict[str, Any] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=8)
+def _cached_map(path: str, mtime: float) -> RoadMap:
+    return load_map(path)
+
+
+def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, seed: int | None = None,
+                  duration: float | None = None, controller: dict[str, Any] | None = None) -> Scenario:
+    """Read and validate a scenario; the keyword arguments override the file (CLI options)."""
+    path = find_config('scenarios', name_or_path)
+    source = str(path)
+    top = Fields(load_yaml(path, ScenarioError), source, 'scenario', ScenarioError)
+    name = top.optional('name', str, path.stem)
+    map_ref = top.require('map', str)
+    file_duration = top.optional('duration', float, 60.0)
+    file_seed = top.optional('seed', int, 0)
+    world = top.optional('world', dict, {})
+    defaults = top.optional('controller', dict, {})
+    robots_data = top.require('robots', dict)
+    top.done()
+
+    map_path = path.parent / map_ref
+    if not map_path.exists():
+        map_path = find_config('maps', map_ref)
+    road_map = _cached_map(str(map_path.resolve()), map_path.stat().st_mtime)
+
+    duration = file_duration if duration is None else duration
+    if not 0 < duration <= 7 * 24 * 3600:
+        raise ScenarioError(f'{source}: scenario.duration: must be in (0, 604800] s, got {duration}')
+    _check_fields(world, WorldParams, f'{source}: scenario.world')
+    _check_world(world, source)
+    defaults = {**defaults, **(controller or {})}
+    _check_fields(defaults, ControllerParams, f'{source}: scenario.controller')
+    entries = _robots(robots_data, source, road_map, defaults, robots)
+    return Scenario(name, path.resolve(), road_map, float(duration),
+                    file_seed if seed is None else int(seed), world, entries, defaults)
+
+
+def _check_fields(values: dict, cls: type, where: str) -> None:
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    for key, value in values.items():
+        if key not in known:
+            raise ScenarioError(f"{where}: unknown parameter '{key}' (known: {', '.join(known)})")
+        default = getattr(cls(), key)
+        if isinstance(default, (int, float)) and not isinstance(default, bool):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ScenarioError(f'{where}.{key}: must be a number, got {value!r}')
+            if isinstance(default, int) and not isinstance(value, int):
+                raise ScenarioError(f'{where}.{key}: must be an integer, got {value!r}')
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise ScenarioError(f'{where}.{key}: must be a string, got {value!r}')
+
+
+def _check_world(world: dict, source: str) -> None:
+    try:
+        WorldParams(**world)
+    except ValueError as exc:
+        raise ScenarioError(f'{source}: scenario.world: {exc}') from None
+
+
+def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
+            count_override: int | None) -> tuple[RobotEntry, ...]:
+    f = Fields(data, source, 'scenario.robots', ScenarioError)
+    count = f.optional('count', int, 1)
+    count = count if count_override is None else count_override
+    road_id = f.require('road', str)
+    start = f.optional('start', float, 0.0)
+    prefix = f.optional('name_prefix', str, 'thymio')
+    overrides = f.optional('overrides', dict, {})
+    f.done()
+    if not 1 <= count <= 1000:
+        raise ScenarioError(f'{source}: scenario.robots.count: must be 1..1000, got {count}')
+    try:
+        road = road_map.road(road_id)
+    except KeyError:
+        known = ', '.join(r.id for r in road_map.roads)
+        raise ScenarioError(f"{source}: scenario.robots.road: no road '{road_id}' in "
+                            f'{road_map.source} (roads: {known})') from None
+    spacing = road.length / count if road.closed else (road.length - start) / count
+    if spacing < MIN_SPACING:
+        fit = int(road.length // MIN_SPACING)
+        raise ScenarioError(f"{source}: scenario.robots: {count} robots do not fit on road "
+                            f"'{road_id}' ({road.length:.2f} m, {MIN_SPACING} m apart): at most {fit}")
+    names = [f'{prefix}{k + 1}' for k in range(count)]
+    for name, params in overrides.items():
+        if name not in names:
+            continue  # an override for a robot beyond --robots N is simply unused
+        if not isinstance(params, dict):
+            raise ScenarioError(f'{source}: scenario.robots.overrides.{name}: must be a mapping, '
+                                f'got {params!r}')
+        _check_fields(params, ControllerParams, f'{source}: scenario.robots.overrides.{name}')
+    entries = []
+    for k, name in enumerate(names):
+        params = {**defaults, **overrides.get(name, {})}
+        try:
+            ControllerParams(**params)
+        except ValueError as exc:
+            raise ScenarioError(f'{source}: controller parameters of {name}: {exc}') from None
+        entries.append(RobotEntry(name, road_id, start + k * spacing, params))
+    return tuple(entries)
+
+
+def robot_specs(scenario: Scenario) -> list[RobotSpec]:
+    """Start poses: each robot's follow sensor on its road at its arc length."""
+    specs = []
+    for entry in scenario.robots:
+        x, y, th = start_pose_on_road(scenario.road_map, entry.road, entry.s)
+        specs.append(RobotSpec(entry.name, x, y, th))
+    return specs
+
+
+def world_params(scenario: Scenario) -> WorldParams:
+    return WorldParams(**scenario.world)
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node of the graph, as both runtimes start it."""
+
+    executable: str
+    name: str
+    namespace: str
+    parameters: dict[str, Any]
+    remappings: tuple[tuple[str, str], ...] = ()
+
+
+def node_specs(scenario: Scenario) -> list[NodeSpec]:
+    """The node graph of a scenario: the world, then one controller per robot namespace."""
+    specs = [NodeSpec('world', 'world', '/', {
+        'scenario_file': str(scenario.source),
+        'robot_count': len(scenario.robots),
+        'seed': scenario.seed,
+    })]
+    for entry in scenario.robots:
+        params = {**dataclasses.asdict(ControllerParams(**entry.controller)), 'use_sim_time': True}
+        specs.append(NodeSpec('controller', 'controller', f'/{entry.name}', params))
+    return specs
+
+
+def laps(scenario: Scenario, distance: float) -> float:
+    """Distance in laps of the robots' road (for summaries)."""
+    length = scenario.road_map.road(scenario.robots[0].road).length
+    return distance / length if length > 0 else math.nan
