@@ -56,7 +56,7 @@ class ChannelParameters:
         return float(self.medium_gain ** (-1.0 / self.medium_exponent))
 
 
-def _cosine_lobe(cosine: np.ndarray, exponent: float) -> np.ndarray:
+def cosine_lobe(cosine: np.ndarray, exponent: float) -> np.ndarray:
     """max(cos, 0)^exponent, by repeated multiplication for integer exponents (much faster than pow)."""
     c = np.maximum(cosine, 0.0)
     if float(exponent).is_integer() and 0 <= exponent <= 16:
@@ -72,12 +72,12 @@ def _cosine_lobe(cosine: np.ndarray, exponent: float) -> np.ndarray:
 
 def emitter_attenuation(alpha: np.ndarray, params: ChannelParameters) -> np.ndarray:
     """h_e(α): |cos α|^7 inside the emitter's half-space, 0 behind it (eq. 27, Sect. 3.1)."""
-    return _cosine_lobe(np.cos(alpha), params.emitter_exponent)
+    return cosine_lobe(np.cos(alpha), params.emitter_exponent)
 
 
 def detector_attenuation(beta: np.ndarray, params: ChannelParameters) -> np.ndarray:
     """h_d(β): |cos β|^3 inside the detector's half-space, 0 behind it (eq. 24, Sect. 3.1)."""
-    return _cosine_lobe(np.cos(beta), params.detector_exponent)
+    return cosine_lobe(np.cos(beta), params.detector_exponent)
 
 
 def medium_attenuation(distance: np.ndarray, params: ChannelParameters) -> np.ndarray:
@@ -123,7 +123,7 @@ def link_gains(tx_position: np.ndarray, tx_heading: np.ndarray, rx_position: np.
     cos_beta = -(np.cos(theta_d)[..., None, :] * dx + np.sin(theta_d)[..., None, :] * dy) * inverse
     # h_m = min(1, o_m d^k_m) equals eq. 25, as o_m d^k_m is decreasing and 1 at the knee
     medium = np.minimum(1.0, params.medium_gain * np.exp((0.5 * params.medium_exponent) * np.log(squared)))
-    gain = (_cosine_lobe(cos_alpha, params.emitter_exponent) * _cosine_lobe(cos_beta, params.detector_exponent)
+    gain = (cosine_lobe(cos_alpha, params.emitter_exponent) * cosine_lobe(cos_beta, params.detector_exponent)
             * medium)                                                              # eq. 7
     if occluders is not None and len(occluders):
         start = np.broadcast_to(emitters[..., :, None, :], diff.shape)
@@ -137,43 +137,68 @@ def link_gains(tx_position: np.ndarray, tx_heading: np.ndarray, rx_position: np.
     return gain.sum(axis=-2)
 
 
-def gain_matrix(positions: np.ndarray, headings: np.ndarray, geometry: EPuckGeometry,
-                params: ChannelParameters, occlusion: bool = True,
-                transmitters: np.ndarray | None = None) -> np.ndarray:
-    """h_c of every transmitter → receiver detector in a group, shape (N_tx, N, detectors).
+def gains_from(tx: int, positions: np.ndarray, headings: np.ndarray, geometry: EPuckGeometry,
+               params: ChannelParameters, occlusion: bool = True) -> np.ndarray:
+    """h_c from robot ``tx`` to every detector of every robot of a group, (N, detectors); row ``tx`` is 0.
 
-    Row t is robot ``transmitters[t]`` (all robots by default); a robot's gain to itself is 0. With
-    ``occlusion`` the bodies of the other robots block line of sight.
+    With ``occlusion``, each emitter–detector path crossing the body of a third robot is dropped.
     """
     positions = np.asarray(positions, dtype=float)
     headings = np.asarray(headings, dtype=float)
-    count = positions.shape[0]
-    tx_indices = np.arange(count) if transmitters is None else np.asarray(transmitters, dtype=int)
-    result = np.zeros((tx_indices.size, count, geometry.sensor_count))
-    for row, tx in enumerate(tx_indices):
-        others = np.flatnonzero(np.arange(count) != tx)
-        if others.size == 0:
-            continue
-        if not occlusion or others.size == 1:
-            result[row, others] = link_gains(positions[tx], headings[tx], positions[others],
-                                             headings[others], geometry, params)
-            continue
-        for rx in others:
-            blockers = positions[(np.arange(count) != tx) & (np.arange(count) != rx)]
-            blockers = _near_segment(blockers, positions[tx], positions[rx], geometry.body_radius * 2 + 1.0)
-            result[row, rx] = link_gains(positions[tx], headings[tx], positions[rx], headings[rx],
-                                         geometry, params, occluders=blockers)
-    return result
+    emitters = to_world(geometry.emitters_local(), positions[tx], headings[tx])            # (E, 2)
+    detectors = to_world(geometry.detectors_local(), positions, headings)                  # (N, D, 2)
+    gains = _pair_gains(positions[tx], headings[tx], positions, headings, geometry, params)  # (N, E, D)
+    gains[tx] = 0.0
+    if occlusion and positions.shape[0] > 2:
+        live = np.argwhere(gains > 0.0)                                                   # rows: rx, e, d
+        if live.size:
+            blocked = _blocked(emitters[live[:, 1]], detectors[live[:, 0], live[:, 2]], positions,
+                               tx, live[:, 0], geometry.body_radius)
+            gains[tuple(live[blocked].T)] = 0.0
+    return gains.sum(axis=1)
 
 
-def _near_segment(centres: np.ndarray, start: np.ndarray, end: np.ndarray, margin: float) -> np.ndarray:
-    """Robots whose centres lie within ``margin`` of the centre-to-centre segment (cheap pre-filter)."""
-    if centres.shape[0] == 0:
-        return centres
-    seg = end - start
-    t = np.clip((centres - start) @ seg / max(float(seg @ seg), 1e-12), 0.0, 1.0)
-    closest = start + t[:, None] * seg - centres
-    return centres[np.einsum('ij,ij->i', closest, closest) < margin * margin]
+def gain_matrix(positions: np.ndarray, headings: np.ndarray, geometry: EPuckGeometry,
+                params: ChannelParameters, occlusion: bool = True) -> np.ndarray:
+    """h_c of every transmitter → receiver detector in a group, (N_tx, N_rx, detectors); diagonal 0."""
+    count = np.asarray(positions).shape[0]
+    return np.stack([gains_from(tx, positions, headings, geometry, params, occlusion) for tx in range(count)])
+
+
+def _pair_gains(tx_position: np.ndarray, tx_heading: float, rx_positions: np.ndarray, rx_headings: np.ndarray,
+                geometry: EPuckGeometry, params: ChannelParameters) -> np.ndarray:
+    """Per emitter–detector gains h_e·h_m·h_d (N, E, D): the terms of eq. 11 before summing."""
+    emitters = to_world(geometry.emitters_local(), tx_position, tx_heading)              # (E, 2)
+    detectors = to_world(geometry.detectors_local(), rx_positions, rx_headings)          # (N, D, 2)
+    theta_e = tx_heading + geometry.sensor_angles                                         # (E,)
+    theta_d = rx_headings[:, None] + geometry.sensor_angles[None, :]                      # (N, D)
+    dx = detectors[:, None, :, 0] - emitters[None, :, None, 0]                            # (N, E, D)
+    dy = detectors[:, None, :, 1] - emitters[None, :, None, 1]
+    squared = np.maximum(dx * dx + dy * dy, 1e-18)
+    inverse = 1.0 / np.sqrt(squared)
+    cos_alpha = (np.cos(theta_e)[None, :, None] * dx + np.sin(theta_e)[None, :, None] * dy) * inverse
+    cos_beta = -(np.cos(theta_d)[:, None, :] * dx + np.sin(theta_d)[:, None, :] * dy) * inverse
+    return (cosine_lobe(cos_alpha, params.emitter_exponent) * cosine_lobe(cos_beta, params.detector_exponent)
+            * medium_attenuation(np.sqrt(squared), params))
+
+
+def _blocked(start: np.ndarray, end: np.ndarray, centres: np.ndarray, transmitter: int, receiver: np.ndarray,
+             radius: float, chunk: int = 2048) -> np.ndarray:
+    """Whether each segment crosses the body of a robot other than its transmitter and its receiver."""
+    out = np.zeros(start.shape[0], dtype=bool)
+    index = np.arange(centres.shape[0])
+    for lo in range(0, start.shape[0], chunk):
+        s, e = start[lo:lo + chunk], end[lo:lo + chunk]
+        seg = e - s
+        seg_len2 = np.maximum((seg * seg).sum(-1), 1e-12)
+        rel = centres[None, :, :] - s[:, None, :]                                        # (S, K, 2)
+        t = np.clip((rel * seg[:, None, :]).sum(-1) / seg_len2[:, None], 0.0, 1.0)
+        closest = rel - t[..., None] * seg[:, None, :]
+        hit = (closest * closest).sum(-1) < radius * radius
+        hit &= (index[None, :] != transmitter) & (index[None, :] != receiver[lo:lo + chunk, None])
+        out[lo:lo + chunk] = hit.any(axis=1)
+    return out
+
 
 
 def received_intensity(gain: np.ndarray) -> np.ndarray:
