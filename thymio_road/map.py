@@ -223,7 +223,7 @@ def parse_map(data: Any, source: str) -> RoadMap:
     name = top.optional('name', str, Path(source).stem)
     size = top.require('size', list)
     resolution = top.optional('resolution', float, MAX_RESOLUTION)
-    walls = top.optional('walls', bool, True)
+    walls = top.optional('walls', bool, False)
     road_width = top.optional('road_width', float, ROAD_WIDTH)
     roads_data = top.require('roads', list)
     top.done()

@@ -58,48 +58,67 @@ _NUMPY = {
 
 
 class MessageFactory:
-    """Callable like a generated ROS message class: ``Factory(**fields)`` gives a full message."""
+    """Callable like a generated ROS message class: ``Factory(**fields)`` gives a full message.
+
+    The field defaults are compiled once per type into small makers, since messages are built
+    on the simulation's hot path.
+    """
 
     def __init__(self, typestore: Any, typename: str) -> None:
         self.typestore, self.typename = typestore, typename
         self.cls = typestore.types[typename]
         self.__name__ = typename.rsplit('/', 1)[-1]
+        self._makers: list[tuple[str, Any]] | None = None
+
+    def _compile(self) -> list[tuple[str, Any]]:
+        _, fields = self.typestore.fielddefs[self.typename]
+        special = _IDL_DEFAULTS.get(self.typename, {})
+        self._makers = [(name, (lambda v=special[name]: v) if name in special
+                         else _maker(self.typestore, kind.value, detail))
+                        for name, (kind, detail) in fields]
+        self._names = {name for name, _ in self._makers}
+        return self._makers
 
     def __call__(self, **fields: Any) -> Any:
-        return _default(self.typestore, self.typename, fields)
+        makers = self._makers or self._compile()
+        if fields and not fields.keys() <= self._names:
+            unknown = sorted(set(fields) - self._names)[0]
+            raise TypeError(f'{self.typename} has no field {unknown!r}')
+        return self.cls(**{name: fields[name] if name in fields else make() for name, make in makers})
 
     def __getattr__(self, name: str) -> Any:  # constants such as Range.INFRARED
+        if name.startswith('_'):
+            raise AttributeError(name)
         return getattr(self.cls, name)
 
-    def __instancecheck__(self, obj: Any) -> bool:
-        return isinstance(obj, self.cls)
+
+_FACTORIES: dict[str, MessageFactory] = {}
+#: Non-zero defaults declared in the .msg files (the typestore does not carry them).
+_IDL_DEFAULTS = {'geometry_msgs/msg/Quaternion': {'w': 1.0}}
 
 
-def _default(store: Any, typename: str, overrides: dict[str, Any]) -> Any:
-    _, fields = store.fielddefs[typename]
-    values = {}
-    for name, (kind, detail) in fields:
-        if name in overrides:
-            values[name] = overrides[name]
-        else:
-            values[name] = _default_value(store, kind.value, detail)
-    unknown = set(overrides) - {name for name, _ in fields}
-    if unknown:
-        raise TypeError(f'{typename} has no field {sorted(unknown)[0]!r}')
-    return store.types[typename](**values)
+def _factory(store: Any, typename: str) -> MessageFactory:
+    if typename not in _FACTORIES:
+        _FACTORIES[typename] = MessageFactory(store, typename)
+    return _FACTORIES[typename]
 
 
-def _default_value(store: Any, kind: int, detail: Any) -> Any:
-    if kind == 1:  # base type
+def _maker(store: Any, kind: int, detail: Any) -> Any:
+    """A zero-argument callable giving a fresh default value for one field."""
+    if kind == 1:  # base type: immutable default
         base = detail[0]
-        return '' if base in ('string', 'wstring') else False if base == 'bool' else \
+        value = '' if base in ('string', 'wstring') else False if base == 'bool' else \
             0.0 if base.startswith('float') else 0
+        return lambda: value
     if kind == 2:  # nested message
-        return _default(store, detail, {})
+        return _factory(store, detail)
     sub, size = detail
+    length = size if kind == 3 else 0
     if sub[0].value == 1 and sub[1][0] in _NUMPY:
-        return np.zeros(size if kind == 3 else 0, dtype=_NUMPY[sub[1][0]])
-    return [_default_value(store, sub[0].value, sub[1]) for _ in range(size if kind == 3 else 0)]
+        dtype = _NUMPY[sub[1][0]]
+        return lambda: np.zeros(length, dtype=dtype)
+    element = _maker(store, sub[0].value, sub[1])
+    return lambda: [element() for _ in range(length)]
 
 
 if ROS:
@@ -115,7 +134,7 @@ else:
     from rosbags.typesys import Stores, get_typestore
 
     typestore = get_typestore(Stores.ROS2_HUMBLE)
-    _CLASSES = {alias: MessageFactory(typestore, full) for alias, full in TYPES.items()}
+    _CLASSES = {alias: _factory(typestore, full) for alias, full in TYPES.items()}
 
 Header = _CLASSES['Header']
 Bool = _CLASSES['Bool']

@@ -11,6 +11,7 @@ from scipy.ndimage import gaussian_filter
 
 from thymio_road import robot_model as rm
 from thymio_road.map import RoadMap
+from thymio_road.noise import NoiseStream
 
 
 class GroundSensing:
@@ -29,21 +30,21 @@ class GroundSensing:
         self.road_map = road_map
         self.noise = noise
 
-    def read_pair(self, x: float, y: float, theta: float, rng: np.random.Generator) -> tuple[int, int]:
+    def read_pair(self, x: float, y: float, theta: float, noise: NoiseStream) -> tuple[int, int]:
         """(left, right) raw values for a robot at pose (x, y, θ): the hot path, in plain floats."""
         c, s = math.cos(theta), math.sin(theta)
-        noise = rng.normal(0.0, self.noise, 2) if self.noise else (0.0, 0.0)
+        n = noise.pair()
         out = []
-        for (gx, gy), n in zip(rm.GROUND_SENSORS_TUPLE, noise):
+        for k, (gx, gy) in enumerate(rm.GROUND_SENSORS_TUPLE):
             r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
-            out.append(min(max(int(round(float(self.response[r, col]) + n)), 0), rm.GROUND_MAX))
+            value = float(self.response[r, col]) + self.noise * n[k]
+            out.append(min(max(int(round(value)), 0), rm.GROUND_MAX))
         return out[0], out[1]
 
-    def read(self, points: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def read(self, points: np.ndarray, noise: NoiseStream) -> np.ndarray:
         """Raw values (0..1023) at world points (n×2)."""
         r, c = self.road_map.pixel(points[:, 0], points[:, 1])
-        value = self.response[r, c] + rng.normal(0.0, self.noise, len(points)) if self.noise else \
-            self.response[r, c]
+        value = self.response[r, c] + self.noise * noise.take(len(points))
         return np.clip(np.rint(value), 0, rm.GROUND_MAX).astype(np.int16)
 
 
@@ -85,28 +86,31 @@ class ProxSensing:
     a flat surface facing the sensor gives F(d_centre); other robots' hulls and walls are seen.
     """
 
-    def __init__(self, walls: np.ndarray | None, noise: float = rm.PROX_NOISE) -> None:
+    def __init__(self, walls: np.ndarray | None, noise: float = rm.PROX_NOISE,
+                 box: tuple[float, float] | None = None) -> None:
         self.walls = walls if walls is not None else np.zeros((0, 2, 2))
+        #: When the walls are the sheet's border (width, height), a quick inside test skips them.
+        self.box = box
         self.noise = noise
         angles = rm.PROX_SENSORS[:, 2][:, None] + rm.PROX_RAY_ANGLES[None, :]
         self.local_origins = np.repeat(rm.PROX_SENSORS[:, :2], 3, axis=0)
         self.local_angles = angles.reshape(-1)
         self.reach = rm.HULL_BOUND_RADIUS * 2 + rm.PROX_RANGE
 
-    def read(self, i: int, poses: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def read(self, i: int, poses: np.ndarray, noise: NoiseStream) -> np.ndarray:
         """The 7 raw values (Aseba order) for robot i, given every robot's pose."""
         pose = poses[i]
-        d2 = (poses[:, 0] - pose[0]) ** 2 + (poses[:, 1] - pose[1]) ** 2
-        near = np.flatnonzero(d2 < self.reach ** 2)
+        d = poses[:, :2] - pose[:2]
+        near = np.flatnonzero((d * d).sum(axis=1) < self.reach * self.reach)
         near = near[near != i]
         walls = self.walls_near(pose)
-        seg_a = [walls[:, 0]] if len(walls) else []
-        seg_b = [walls[:, 1]] if len(walls) else []
+        if len(near) == 0 and len(walls) == 0:
+            return _ZEROS.copy()
+        seg_a = [walls[:, 0]]
+        seg_b = [walls[:, 1]]
         for poly in hulls_world(poses[near]):
             seg_a.append(poly)
             seg_b.append(np.roll(poly, -1, axis=0))
-        if not seg_a:
-            return np.zeros(7, dtype=np.int16)
         origins = transform(self.local_origins, pose)
         ang = self.local_angles + pose[2]
         dirs = np.column_stack([np.cos(ang), np.sin(ang)])
@@ -116,22 +120,26 @@ class ProxSensing:
         centre_slant = rm.prox_response(dist[:, 1] / math.cos(rm.PROX_RAY_ANGLES[2]))
         value = f.sum(axis=1) - 2.0 * centre_slant
         seen = value > 0
-        if self.noise:
-            value = value + rng.normal(0.0, self.noise, 7)
+        value = value + self.noise * noise.take(7)
         value = np.where(seen, np.clip(value, 0.0, rm.PROX_M), 0.0)
         return np.rint(value).astype(np.int16)
-
 
     def walls_near(self, pose: np.ndarray) -> np.ndarray:
         """Wall segments that a sensor of a robot at `pose` could reach."""
         if not len(self.walls):
             return self.walls
+        x, y = float(pose[0]), float(pose[1])
         reach = rm.HULL_BOUND_RADIUS + rm.PROX_RANGE
+        if self.box is not None and reach < x < self.box[0] - reach and reach < y < self.box[1] - reach:
+            return self.walls[:0]
         a, b = self.walls[:, 0], self.walls[:, 1]
         e = b - a
         t = np.clip(((pose[:2] - a) * e).sum(axis=1) / (e * e).sum(axis=1), 0.0, 1.0)
         closest = a + t[:, None] * e
         return self.walls[((closest - pose[:2]) ** 2).sum(axis=1) < reach * reach]
+
+
+_ZEROS = np.zeros(7, dtype=np.int16)
 
 
 def sheet_walls(width: float, height: float) -> np.ndarray:

@@ -13,6 +13,7 @@ import numpy as np
 from thymio_road import collision
 from thymio_road import robot_model as rm
 from thymio_road.map import RoadMap
+from thymio_road.noise import NoiseStream
 from thymio_road.sensors import GroundSensing, ProxSensing, sheet_walls
 
 #: A robot whose follow sensor stays off the road this long has lost the road (one loss).
@@ -69,6 +70,8 @@ class World:
         self.params = params = params or WorldParams()
         n = len(self.specs)
         self.rng = np.random.default_rng(seed)
+        streams = np.random.SeedSequence(seed).spawn(3)
+        self.ground_noise, self.prox_noise, self.motor_noise = (NoiseStream(s) for s in streams)
         self.poses = np.array([(s.x, s.y, s.theta) for s in self.specs], dtype=float).reshape(n, 3)
         self.odom = np.zeros((n, 3))
         self.clock = np.zeros(n)
@@ -89,11 +92,14 @@ class World:
         self.contacts = np.zeros(n, dtype=int)
         self.ground = GroundSensing(road_map, params.ground_noise)
         walls = sheet_walls(road_map.width, road_map.height) if road_map.walls else None
-        self.prox = ProxSensing(walls, params.prox_noise)
+        self.prox = ProxSensing(walls, params.prox_noise,
+                                 (road_map.width, road_map.height) if walls is not None else None)
         self.bounds = (road_map.width, road_map.height) if road_map.walls else None
         self.index = {s.name: i for i, s in enumerate(self.specs)}
         #: Centre distance under which two robots may touch before either senses again.
         self.touch_radius = 2 * rm.HULL_BOUND_RADIUS + 2 * rm.PLATEAU_SPEED * rm.PROX_EVENT_PERIOD * 1.5
+        #: ... and under which one may see the other with its proximity sensors.
+        self.sense_radius = self.touch_radius + rm.PROX_RANGE
 
     @property
     def time(self) -> float:
@@ -107,17 +113,18 @@ class World:
         if at is not None:
             self._move(i, at)
         self.targets[i] = (left, right)
-        noise = self.rng.normal(1.0, self.params.motor_noise, 2) if self.params.motor_noise else (1.0, 1.0)
-        self.wheel[i, 0] = rm.wheel_speed_scalar(left) * self.gain[i, 0] * noise[0]
-        self.wheel[i, 1] = rm.wheel_speed_scalar(right) * self.gain[i, 1] * noise[1]
+        nl, nr = self.motor_noise.pair()
+        sigma = self.params.motor_noise
+        self.wheel[i, 0] = rm.wheel_speed_scalar(left) * self.gain[i, 0] * (1.0 + sigma * nl)
+        self.wheel[i, 1] = rm.wheel_speed_scalar(right) * self.gain[i, 1] * (1.0 + sigma * nr)
 
     # --- time ----------------------------------------------------------------------------------
     def sync(self, i: int, t: float) -> None:
-        """Bring robot i and every robot it could touch to time t; resolve their contacts."""
+        """Bring robot i and every robot it could sense or touch to time t; resolve contacts."""
         self._move(i, t)
         pose = self.poses[i]
         d = self.poses[:, :2] - pose[:2]
-        group = np.flatnonzero((d * d).sum(axis=1) < self.touch_radius ** 2)
+        group = np.flatnonzero((d * d).sum(axis=1) < self.sense_radius ** 2)
         if len(group) > 1:
             for j in group:
                 self._move(int(j), t)
@@ -131,11 +138,35 @@ class World:
             collision.resolve(sub, self.movable[i:i + 1], self.bounds)
             self.poses[i] = sub[0]
 
-    def sync_all(self, t: float) -> None:
-        """Bring every robot to time t (for a snapshot of the whole world)."""
-        for i in range(len(self.specs)):
-            self._move(i, t)
-        collision.resolve(self.poses, self.movable, self.bounds)
+    def settle_contacts(self, t: float) -> None:
+        """Every tick: bring robots that are close to one another to t and resolve their contacts.
+
+        Far-apart robots are left on their own clocks; close ones are kept in step so that an
+        overlap can never outlive one tick.
+        """
+        if len(self.poses) < 2:
+            return
+        d = self.poses[:, None, :2] - self.poses[None, :, :2]
+        close = (d * d).sum(axis=-1) < self.touch_radius ** 2
+        np.fill_diagonal(close, False)
+        group = np.flatnonzero(close.any(axis=1))
+        if len(group) == 0:
+            return
+        for j in group:
+            self._move(int(j), t)
+        sub = self.poses[group]
+        for a, b in collision.resolve(sub, self.movable[group], self.bounds):
+            self.contacts[group[[a, b]]] += 1
+        self.poses[group] = sub
+
+    def snapshot(self, t: float) -> np.ndarray:
+        """Poses of every robot at time t, extrapolated along their arcs (the world is unchanged)."""
+        poses = self.poses.copy()
+        for i in range(len(poses)):
+            dt = t - self.clock[i]
+            if dt > 0 and self.movable[i]:
+                _arc(poses[i], self.wheel[i, 0], self.wheel[i, 1], dt)
+        return poses
 
     def _move(self, i: int, t: float) -> None:
         dt = t - self.clock[i]
@@ -160,11 +191,11 @@ class World:
     def read_ground(self, i: int) -> tuple[int, int]:
         """prox.ground.delta: (left, right) raw values."""
         x, y, th = self.poses[i]
-        return self.ground.read_pair(x, y, th, self.rng)
+        return self.ground.read_pair(x, y, th, self.ground_noise)
 
     def read_prox(self, i: int) -> np.ndarray:
         """prox.horizontal: 7 raw values in Aseba order (other robots and walls are seen)."""
-        return self.prox.read(i, self.poses, self.rng)
+        return self.prox.read(i, self.poses, self.prox_noise)
 
     def record_road_truth(self, i: int, period: float = rm.PROX_EVENT_PERIOD) -> None:
         """Ground-truth road keeping, sampled at each robot's event: time on road, losses."""

@@ -85,6 +85,7 @@ class WorldNode:
         t = self.now
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
+        self.world.settle_contacts(t)
         for i in self.world.due(self.tick):
             self._prox_event(int(i), t)
         if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():

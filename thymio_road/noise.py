@@ -1,0 +1,31 @@
+"""Gaussian noise drawn in blocks: one numpy call per few thousand samples, not per reading."""
+from __future__ import annotations
+
+import numpy as np
+
+BLOCK = 4096
+
+
+class NoiseStream:
+    """Standard normal samples from a generator of its own, served from a buffer.
+
+    Each noise source (ground, proximity, motors) owns a stream spawned from the world's seed,
+    so the draws of one never shift another's and a run is reproducible.
+    """
+
+    def __init__(self, seed: np.random.SeedSequence) -> None:
+        self.rng = np.random.default_rng(seed)
+        self._buffer = self.rng.standard_normal(BLOCK)
+        self._next = 0
+
+    def take(self, k: int) -> np.ndarray:
+        if self._next + k > len(self._buffer):
+            self._buffer = self.rng.standard_normal(BLOCK)
+            self._next = 0
+        out = self._buffer[self._next:self._next + k]
+        self._next += k
+        return out
+
+    def pair(self) -> tuple[float, float]:
+        a, b = self.take(2)
+        return float(a), float(b)
