@@ -1,0 +1,117 @@
+"""``swarmcom`` command: run the SwarmCom experiments and write CSV + PNG (+ JSON summary) files.
+
+Registered into a host CLI with :func:`register`, or run alone: ``python -m swarm_comm.cli static --out DIR``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'must be a positive integer, got {text}')
+    return value
+
+
+def _int_list(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(',') if v.strip())
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f'expected comma-separated integers, got {text!r}') from error
+    if not values or min(values) < 0:
+        raise argparse.ArgumentTypeError(f'expected non-negative integers, got {text!r}')
+    return values
+
+
+def _report(summary: dict) -> int:
+    print(json.dumps(summary, indent=2, default=float))
+    return 0
+
+
+def _threshold(args: argparse.Namespace) -> int:
+    from .experiments import run_threshold
+    grid = tuple(args.grid) if args.grid else None
+    return _report(run_threshold(args.out, args.seed, samples=args.samples, grid=grid))
+
+
+def _static(args: argparse.Namespace) -> int:
+    from .experiments import run_static
+    distances = np.arange(args.min_distance, args.max_distance + 1e-9, args.step)
+    return _report(run_static(args.out, args.seed, messages=args.messages, distances=distances,
+                              bit_rate=args.bit_rate, time_constant=args.time_constant))
+
+
+def _mobile(args: argparse.Namespace) -> int:
+    from .experiments import run_mobile_experiments
+    return _report(run_mobile_experiments(args.out, args.seed, messages=args.messages, robots=args.robots))
+
+
+def _scalability(args: argparse.Namespace) -> int:
+    from .experiments import run_scalability
+    return _report(run_scalability(args.out, args.seed, trials=args.trials, counts=args.counts, radius=args.radius))
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``swarmcom`` command (subcommands threshold, static, mobile, scalability) to ``subparsers``."""
+    parser = subparsers.add_parser('swarmcom', help='SwarmCom e-puck IR communication experiments',
+                                   description=__doc__)
+    commands = parser.add_subparsers(dest='swarmcom_command', required=True)
+
+    def common(sub: argparse.ArgumentParser, out: str) -> None:
+        sub.add_argument('--out', default=out, help='output directory (default: %(default)s)')
+        sub.add_argument('--seed', type=int, default=1, help='random seed (default: %(default)s)')
+
+    sub = commands.add_parser('threshold', help='decision threshold m_t from the channel model (Fig. 9)')
+    common(sub, 'out/swarmcom/threshold')
+    sub.add_argument('--samples', type=_positive_int, default=200_000, help='random poses (default: %(default)s)')
+    sub.add_argument('--grid', type=_positive_int, nargs=3, metavar=('N_D', 'N_THETA', 'N_O'),
+                     help='quantile grid instead of random poses; the paper used 1000 720 720')
+    sub.set_defaults(func=_threshold)
+
+    sub = commands.add_parser('static', help='static pair: P_e, P_l, ranges, codes (Figs. 10-13)')
+    common(sub, 'out/swarmcom/static')
+    sub.add_argument('--messages', type=_positive_int, default=200, help='messages per distance (default: %(default)s)')
+    sub.add_argument('--min-distance', type=float, default=7.0)
+    sub.add_argument('--max-distance', type=float, default=107.0)
+    sub.add_argument('--step', type=float, default=1.0)
+    sub.add_argument('--bit-rate', type=float, default=310.0, help='symbols per second (default: %(default)s)')
+    sub.add_argument('--time-constant', type=float, default=0.0,
+                     help='measuring-circuit low-pass time constant in s, 0 = ideal (default: %(default)s)')
+    sub.set_defaults(func=_static)
+
+    sub = commands.add_parser('mobile', help='random walk in a 72x72 cm arena: broadcast vs flooding (Figs. 16-18)')
+    common(sub, 'out/swarmcom/mobile')
+    sub.add_argument('--messages', type=_positive_int, default=200,
+                     help='messages per configuration (default: %(default)s; the paper sent 1000)')
+    sub.add_argument('--robots', type=_int_list, default=(2, 3, 4, 5, 6, 7), help='group sizes, e.g. 2,3,4')
+    sub.set_defaults(func=_mobile)
+
+    sub = commands.add_parser('scalability', help='channels n_C against density (Fig. 20a)')
+    common(sub, 'out/swarmcom/scalability')
+    sub.add_argument('--trials', type=_positive_int, default=100,
+                     help='placements per density (default: %(default)s; the paper ran 10000)')
+    sub.add_argument('--counts', type=_int_list, default=None, help='numbers of surrounding robots, e.g. 1,10,272')
+    sub.add_argument('--radius', type=float, default=61.0, help='communication range in cm (default: %(default)s)')
+    sub.set_defaults(func=_scalability)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog='swarm_comm')
+    register(parser.add_subparsers(dest='command', required=True))
+    args = parser.parse_args(['swarmcom', *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return args.func(args)
+    except ValueError as error:
+        print(f'error: {error}', file=sys.stderr)
+        return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())
