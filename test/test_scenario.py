@@ -1,0 +1,64 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from thymio_road.scenario import ScenarioError, load_scenario, node_specs, robot_specs
+
+
+def write(tmp_path, data, name='s.yaml'):
+    (tmp_path / 'oval.yaml').write_text((Path(__file__).parent.parent / 'config/maps/oval.yaml').read_text())
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+BASE = {'map': 'oval.yaml', 'robots': {'count': 2, 'road': 'loop'}}
+
+
+def test_shipped_scenario_by_name_and_overrides():
+    s = load_scenario('oval', robots=5, seed=9, duration=12.5)
+    assert len(s.robots) == 5 and s.seed == 9 and s.duration == 12.5
+    assert [r.name for r in s.robots] == [f'thymio{k}' for k in range(1, 6)]
+    starts = [r.s for r in s.robots]
+    assert all(b > a for a, b in zip(starts, starts[1:]))
+
+
+def test_robots_start_with_the_follow_sensor_on_the_road():
+    s = load_scenario('oval', robots=4)
+    import math
+    from thymio_road import robot_model as rm
+    for spec in robot_specs(s):
+        gx, gy = rm.GROUND_SENSORS[0]
+        x = spec.x + math.cos(spec.theta) * gx - math.sin(spec.theta) * gy
+        y = spec.y + math.sin(spec.theta) * gx + math.cos(spec.theta) * gy
+        r, c = s.road_map.pixel_scalar(x, y)
+        assert s.road_map.road_index[r, c] >= 0
+
+
+def test_node_specs_world_then_one_controller_per_namespace(tmp_path):
+    path = write(tmp_path, {**BASE, 'controller': {'speed': 410},
+                            'robots': {**BASE['robots'], 'overrides': {'thymio2': {'speed': 150}}}})
+    specs = node_specs(load_scenario(path))
+    assert [(s.executable, s.namespace) for s in specs] == [
+        ('world', '/'), ('controller', '/thymio1'), ('controller', '/thymio2')]
+    assert specs[0].parameters['robot_count'] == 2
+    assert specs[1].parameters['speed'] == 410 and specs[2].parameters['speed'] == 150
+    assert specs[1].parameters['use_sim_time'] is True
+
+
+@pytest.mark.parametrize('data,expected', [
+    ({**BASE, 'controller': {'sped': 3}}, "scenario.controller: unknown parameter 'sped'"),
+    ({**BASE, 'controller': {'speed': 'fast'}}, 'scenario.controller.speed: must be a number'),
+    ({**BASE, 'controller': {'speed': 900}}, 'speed must be in -500..500'),
+    ({**BASE, 'world': {'physics_dt': 1.0}}, 'scenario.world: physics_dt must be in'),
+    ({**BASE, 'robots': {'count': 40, 'road': 'loop'}}, '40 robots do not fit'),
+    ({**BASE, 'robots': {'count': 2, 'road': 'ring'}}, "no road 'ring'"),
+    ({'robots': BASE['robots']}, "missing required field 'map'"),
+    ({**BASE, 'map': 'nowhere'}, "no map named 'nowhere'"),
+])
+def test_bad_scenarios_are_rejected_before_anything_runs(tmp_path, data, expected):
+    path = write(tmp_path, data)
+    with pytest.raises(ScenarioError, match=None) as info:
+        load_scenario(path)
+    assert expected in str(info.value)
