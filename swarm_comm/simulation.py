@@ -137,14 +137,23 @@ class MessageOutcome:
 
 
 def run_mobile(config: MobileConfig, messages: int, rng: np.random.Generator,
-               geometry: EPuckGeometry | None = None, params: ChannelParameters | None = None) -> list[MessageOutcome]:
-    """Send ``messages`` messages, one after another, in a random-walking group."""
+               geometry: EPuckGeometry | None = None, params: ChannelParameters | None = None,
+               start: tuple[np.ndarray, np.ndarray] | None = None) -> list[MessageOutcome]:
+    """Send ``messages`` messages, one after another, in a random-walking group.
+
+    ``start`` optionally fixes the initial (positions (N, 2), headings (N,)) instead of random ones.
+    """
     geometry = geometry or EPuckGeometry()
     params = params or ChannelParameters()
     if int(messages) != messages or messages < 1:
         raise ValueError(f'messages must be a positive integer, got {messages!r}')
     n, code = config.robots, config.code
     walk = RandomWalk(n, config.arena, config.speed_fraction, config.walk_period, rng)
+    if start is not None:
+        positions, headings = (np.asarray(a, dtype=float) for a in start)
+        if positions.shape != (n, 2) or headings.shape != (n,):
+            raise ValueError(f'start must be positions ({n}, 2) and headings ({n},), got {positions.shape}, {headings.shape}')
+        walk.positions, walk.headings = positions.copy(), headings.copy()
     detector = DetectorConfig(config.relative_threshold, dynamic=True, m_max=params.m_max)
     dt = 1.0 / config.bit_rate
     timeout = int(round(config.timeout * config.bit_rate))
