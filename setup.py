@@ -41,8 +41,8 @@ setup(
     entry_points={
         'console_scripts': [
             'thymio-road = thymio_road.cli:main',
-            'world = thymio_road.nodes.world_node:main',
-            'controller = thymio_road.nodes.controller_node:main',
+            'thymio_world = thymio_road.nodes.world_node:main',
+            'thymio_controller = thymio_road.nodes.controller_node:main',
         ],
     },
 )

@@ -41,7 +41,7 @@ def test_node_specs_world_then_one_controller_per_namespace(tmp_path):
                             'robots': {**BASE['robots'], 'overrides': {'thymio2': {'speed': 150}}}})
     specs = node_specs(load_scenario(path))
     assert [(s.executable, s.namespace) for s in specs] == [
-        ('world', '/'), ('controller', '/thymio1'), ('controller', '/thymio2')]
+        ('thymio_world', '/'), ('thymio_controller', '/thymio1'), ('thymio_controller', '/thymio2')]
     assert specs[0].parameters['robot_count'] == 2
     assert specs[1].parameters['speed'] == 410 and specs[2].parameters['speed'] == 150
     assert specs[1].parameters['use_sim_time'] is True

@@ -205,14 +205,14 @@ class NodeSpec:
 
 def node_specs(scenario: Scenario) -> list[NodeSpec]:
     """The node graph of a scenario: the world, then one controller per robot namespace."""
-    specs = [NodeSpec('world', 'world', '/', {
+    specs = [NodeSpec('thymio_world', 'world', '/', {
         'scenario_file': str(scenario.source),
         'robot_count': len(scenario.robots),
         'seed': scenario.seed,
     })]
     for entry in scenario.robots:
         params = {**dataclasses.asdict(ControllerParams(**entry.controller)), 'use_sim_time': True}
-        specs.append(NodeSpec('controller', 'controller', f'/{entry.name}', params))
+        specs.append(NodeSpec('thymio_controller', 'controller', f'/{entry.name}', params))
     return specs
 
 

@@ -86,6 +86,6 @@ class ControllerNode:
 
 
 def main(args: list[str] | None = None) -> None:
-    """ROS 2 entry point (``ros2 run thymio_road controller``)."""
+    """ROS 2 entry point (``ros2 run thymio_road thymio_controller``)."""
     from thymio_road.nodes.ros_main import spin
     spin('controller', ControllerNode, args)

@@ -189,6 +189,6 @@ def _odometry(stamp: Any, frame: str, child: str, pose: Any, v: float, w: float)
 
 
 def main(args: list[str] | None = None) -> None:
-    """ROS 2 entry point (``ros2 run thymio_road world``)."""
+    """ROS 2 entry point (``ros2 run thymio_road thymio_world``)."""
     from thymio_road.nodes.ros_main import spin
     spin('world', WorldNode, args)
