@@ -49,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = map_sub.add_parser('check', help='validate a map file (exit 0 if usable)')
     check.add_argument('path', type=Path)
     check.set_defaults(func=cmd_map_check)
+
+    # Commands that live with their subject; each module exposes register(subparsers).
+    from swarm_comm import cli as swarmcom_cli
+    swarmcom_cli.register(sub)
+    # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser
 
 
