@@ -1,18 +1,21 @@
-"""The oval scenario: `ros2 launch thymio_road oval.launch.py [robots:=N] [record:=true]`."""
+"""The oval scenario: `ros2 launch thymio_road oval.launch.py [robots:=N] [record:=true] [rviz:=true]`."""
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import IncludeLaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
 
 def generate_launch_description():
+    from thymio_road.launch_graph import ARGUMENTS
+
     base = os.path.join(get_package_share_directory('thymio_road'), 'launch', 'road_network.launch.py')
-    forwarded = {name: LaunchConfiguration(name, default=default)
-                 for name, default in (('robots', '0'), ('seed', '-1'), ('record', 'false'), ('bag', ''))}
+    forwarded = [(name, default, description) for name, default, description in ARGUMENTS if name != 'scenario']
     return LaunchDescription([
-        IncludeLaunchDescription(PythonLaunchDescriptionSource(base),
-                                 launch_arguments={'scenario': 'oval', **forwarded}.items()),
+        *(DeclareLaunchArgument(name, default_value=default, description=description)
+          for name, default, description in forwarded),
+        IncludeLaunchDescription(PythonLaunchDescriptionSource(base), launch_arguments={
+            'scenario': 'oval', **{name: LaunchConfiguration(name) for name, _, _ in forwarded}}.items()),
     ])
