@@ -7,8 +7,14 @@ returns integer motor targets, like the Aseba program. Integer arithmetic follow
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 from typing import Sequence
+
+#: Report eq. (1), the barcode bit (§5) and the event period, for the 'centred' read timing.
+SPEED_CM_PER_UNIT = 0.032
+BIT_CM = 2.7
+EVENT_PERIOD = 0.1
 
 
 class State(enum.Enum):
@@ -50,10 +56,34 @@ class ControllerParams:
     obs_threshold_max: int = 3000
     #: 'v2' slows down in proportion then stops (§6, Fig. 10); 'v1' stops; 'off' ignores obstacles.
     avoidance: str = 'v2'
+    #: GREY_THRESH: a right ground sensor value below it is a black bit (Appendix A).
+    grey_thresh: int = 400
+    #: The security against reading the road's black side: no trigger unless the follow sensor
+    #: reads below GREY_REF + white_margin (the report's white_threshold, §5 and §9).
+    white_margin: int = 200
+    #: 'report': the security above; 'strict': also require the trigger reading to be as dark
+    #: as printed black under the sensor (below black_ratio · GREY_REF) and the follow sensor
+    #: near its reference — see docs/barcodes.md for why this removes the right-turn triggers.
+    trigger_security: str = 'report'
+    black_ratio: float = 0.3
+    #: 'report': samples at counts 1 + ((2k+1)·interval − 1)/2 in integer arithmetic, as in
+    #: Appendix A; 'centred': samples at the middle of each 2.7 cm bit for the speed's distance
+    #: per event (eq. 1), which removes the early sampling of even intervals (docs/barcodes.md).
+    read_timing: str = 'report'
+    #: Act on the codes read (speed changes, intersections); off for reading experiments.
+    barcode_actions: bool = True
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
             raise ValueError(f"avoidance must be 'v1', 'v2' or 'off', got {self.avoidance!r}")
+        if self.read_timing not in ('report', 'centred'):
+            raise ValueError(f"read_timing must be 'report' or 'centred', got {self.read_timing!r}")
+        if self.trigger_security not in ('report', 'strict'):
+            raise ValueError(f"trigger_security must be 'report' or 'strict', got {self.trigger_security!r}")
+        if not 0 < self.grey_thresh < 1023:
+            raise ValueError(f'grey_thresh must be in 1..1022, got {self.grey_thresh}')
+        if not 0 < self.black_ratio < 1:
+            raise ValueError(f'black_ratio must be in (0, 1), got {self.black_ratio}')
         for name in ('speed_low', 'speed_med', 'speed_high'):
             if not 0 < getattr(self, name) <= 500:
                 raise ValueError(f'{name} must be in 1..500 motor units, got {getattr(self, name)}')
@@ -80,13 +110,27 @@ class RoadController:
         self.speed = self.params.speed
         self.events: list[Event] = []
         self.counter = 0
+        self.old_state = self.state
+        self.counter_read = 0
+        self.code = 0
+        self.samples: list[int] = []
 
     # --- interface ------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
-        """One "prox" event: returns (motor.left.target, motor.right.target)."""
+        """One "prox" event: returns (motor.left.target, motor.right.target).
+
+        The order is Appendix A's: line following with the current state's gain, then the
+        trigger test, then the READ counting (which therefore counts the trigger event as 1).
+        """
         if self.state is State.STOP:
             return 0, 0
-        return self._follow_line(int(ground[0]), [int(v) for v in prox])
+        follow, read = int(ground[0]), int(ground[1])
+        motors = self._follow_line(follow, [int(v) for v in prox])
+        if self.state is State.ROAD and self._triggers(follow, read):
+            self._start_read(follow, read)
+        if self.state is State.READ:
+            self._read(read)
+        return motors
 
     def stop(self) -> None:
         """The centre button: stop whatever the state (§3, STOP)."""
@@ -105,6 +149,63 @@ class RoadController:
         if state is not self.state:
             self.events.append(Event('state', {'from': self.state.name, 'to': state.name}))
             self.state = state
+
+    # --- barcodes (report §5, Appendix A) --------------------------------------------------------
+    @property
+    def interval(self) -> int:
+        """Events per bit: interval = 2·SPEED_HIGH / speed (eq. 2), integer as on the robot."""
+        return adiv(2 * self.params.speed_high, max(abs(self.speed), 1))
+
+    def read_schedule(self) -> tuple[int, int, int, int]:
+        """READ counts (the trigger event is 1) of the three samples and of the end."""
+        if self.params.read_timing == 'centred':
+            # Distance per event from eq. (1); the trigger happened somewhere in the last event's
+            # travel, so aim each sample half an event before the bit's middle.
+            step = max(abs(self.speed), 1) * SPEED_CM_PER_UNIT * EVENT_PERIOD
+            samples = tuple(1 + round((BIT_CM * (k + 0.5) - step / 2) / step) for k in (1, 2, 3))
+            end = 1 + math.ceil(4 * BIT_CM / step)
+            return samples + (max(end, samples[-1] + 1),)  # type: ignore[return-value]
+        i = self.interval
+        return tuple(1 + adiv((2 * k + 1) * i - 1, 2) for k in (1, 2, 3, 4))  # type: ignore[return-value]
+
+    def _triggers(self, follow: int, read: int) -> bool:
+        p = self.params
+        if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin:
+            return False
+        if p.trigger_security == 'strict':
+            return read < p.black_ratio * p.grey_ref and abs(follow - p.grey_ref) < p.white_margin // 2
+        return True
+
+    def _start_read(self, follow: int, read: int) -> None:
+        self.events.append(Event('trigger', {'speed': self.speed, 'ground': [follow, read]}))
+        self.old_state = self.state
+        self._set_state(State.READ)
+        self.counter_read = 0
+        self.code = 0
+        self.samples = []
+
+    def _read(self, read: int) -> None:
+        self.counter_read += 1
+        first, second, third, end = self.read_schedule()
+        c = self.counter_read
+        if c in (first, second, third):
+            self.samples.append(read)
+            if read < self.params.grey_thresh:
+                self.code += {first: 1, second: 2, third: 4}[c]
+        elif c == end:
+            self.events.append(Event('barcode', {'code': self.code, 'speed': self.speed,
+                                                 'interval': self.interval, 'samples': self.samples}))
+            self._set_state(self.old_state)
+            if self.state is State.ROAD and self.params.barcode_actions:
+                self._apply_road_code(self.code)
+
+    def _apply_road_code(self, code: int) -> None:
+        """Table 6, on the road: 1-3 set the speed; 4-7 announce intersections (issue #4)."""
+        p = self.params
+        speeds = {1: p.speed_low, 2: p.speed_med, 3: p.speed_high}
+        if code in speeds and speeds[code] != self.speed:
+            self.events.append(Event('speed', {'from': self.speed, 'to': speeds[code]}))
+            self.speed = speeds[code]
 
     def _gain(self) -> int:
         p = self.params

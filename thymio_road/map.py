@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from thymio_road.barcode import (BARCODE_BITS, BIT_LENGTH, DEFAULT_GAP, DEFAULT_WIDTH,
+                                 RIGHT_SENSOR_OFFSET, Barcode)
 from thymio_road.validation import ConfigError, Fields, load_yaml
 
 ROAD_WIDTH = 0.03
@@ -141,6 +143,7 @@ class RoadMap:
     walls: bool
     road_width: float
     roads: tuple[Road, ...]
+    barcodes: tuple[Barcode, ...] = ()
 
     def road(self, road_id: str) -> Road:
         for road in self.roads:
@@ -154,15 +157,22 @@ class RoadMap:
         return (int(round(self.height / self.resolution)), int(round(self.width / self.resolution)))
 
     @cached_property
-    def _layers(self) -> tuple[np.ndarray, np.ndarray]:
+    def _layers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         grey = np.ones(self.shape, dtype=np.float32)
         index = np.full(self.shape, -1, dtype=np.int16)
         for k, road in enumerate(self.roads):
             for piece in road.pieces:
                 _draw_piece(grey, index, k, piece, self.road_width, self.resolution)
-        grey.setflags(write=False)
-        index.setflags(write=False)
-        return grey, index
+        codes = np.full(self.shape, -1, dtype=np.int16)
+        for k, barcode in enumerate(self.barcodes):
+            for rows, cols, s in self.barcode_pixels(barcode):
+                bit = np.minimum(((s - barcode.at) / BIT_LENGTH).astype(int), barcode.bits - 1)
+                black = np.asarray(barcode.bit_values)[bit] == 1
+                grey[rows, cols] = np.where(black, 0.0, 1.0)
+                codes[rows, cols] = k
+        for layer in (grey, index, codes):
+            layer.setflags(write=False)
+        return grey, index, codes
 
     @property
     def grey(self) -> np.ndarray:
@@ -173,6 +183,33 @@ class RoadMap:
     def road_index(self) -> np.ndarray:
         """Index of the road printed at each pixel, -1 off road (ground truth for the metrics)."""
         return self._layers[1]
+
+    @property
+    def barcode_index(self) -> np.ndarray:
+        """Index in `barcodes` of the barcode printed at each pixel, -1 elsewhere (ground truth)."""
+        return self._layers[2]
+
+    def barcode_pixels(self, barcode: Barcode) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Pixels (rows, cols) of a barcode's footprint with their arc length along its road."""
+        road = self.road(barcode.road)
+        u_in, u_out = barcode.lateral_span(self.road_width)
+        found = []
+        for piece, offset in zip(road.pieces, road.offsets):
+            lo, hi = max(barcode.at, offset), min(barcode.end, offset + piece.length)
+            if lo >= hi:
+                continue
+            pts = np.array([piece.pose_at(t - offset) for t in np.linspace(lo, hi, 16)])
+            r0, r1, c0, c1 = _bbox(pts, u_out + 2 * self.resolution, self.resolution, self.shape)
+            if r0 >= r1 or c0 >= c1:
+                continue
+            gx, gy = np.meshgrid((np.arange(c0, c1) + 0.5) * self.resolution,
+                                 (np.arange(r0, r1) + 0.5) * self.resolution)
+            s_local, u = piece.local(gx, gy)
+            s_road = s_local + offset
+            mask = (s_road >= lo) & (s_road < hi) & (-u >= u_in) & (-u <= u_out)
+            rr, cc = np.nonzero(mask)
+            found.append((rr + r0, cc + c0, s_road[mask]))
+        return found
 
     def pixel_scalar(self, x: float, y: float) -> tuple[int, int]:
         """Row and column of one point, clipped to the sheet (no numpy overhead in hot paths)."""
@@ -188,16 +225,22 @@ class RoadMap:
         return r, c
 
 
-def _draw_piece(grey: np.ndarray, index: np.ndarray, k: int, piece: Piece, width: float,
-                res: float) -> None:
-    """Paint one piece's gradient: white on the left edge, black on the right, later over earlier."""
-    pts = np.array([piece.pose_at(s)[:2] for s in np.linspace(0.0, piece.length, 64)])
-    margin = width / 2 + 2 * res
-    rows, cols = grey.shape
+def _bbox(pts: np.ndarray, margin: float, res: float, shape: tuple[int, int]
+          ) -> tuple[int, int, int, int]:
+    """Pixel rows and columns around points (n×2+), clipped to the raster."""
+    rows, cols = shape
     c0 = max(int((pts[:, 0].min() - margin) / res), 0)
     c1 = min(int((pts[:, 0].max() + margin) / res) + 1, cols)
     r0 = max(int((pts[:, 1].min() - margin) / res), 0)
     r1 = min(int((pts[:, 1].max() + margin) / res) + 1, rows)
+    return r0, r1, c0, c1
+
+
+def _draw_piece(grey: np.ndarray, index: np.ndarray, k: int, piece: Piece, width: float,
+                res: float) -> None:
+    """Paint one piece's gradient: white on the left edge, black on the right, later over earlier."""
+    pts = np.array([piece.pose_at(s)[:2] for s in np.linspace(0.0, piece.length, 64)])
+    r0, r1, c0, c1 = _bbox(pts, width / 2 + 2 * res, res, grey.shape)
     if c0 >= c1 or r0 >= r1:
         return
     px = (np.arange(c0, c1) + 0.5) * res
@@ -226,6 +269,8 @@ def parse_map(data: Any, source: str) -> RoadMap:
     walls = top.optional('walls', bool, False)
     road_width = top.optional('road_width', float, ROAD_WIDTH)
     roads_data = top.require('roads', list)
+    barcodes_data = top.optional('barcodes', list, [])
+    marks_data = top.optional('marks', list, [])
     top.done()
 
     width, height = _size(size, top)
@@ -242,10 +287,76 @@ def parse_map(data: Any, source: str) -> RoadMap:
         if any(r.id == road.id for r in roads):
             raise MapError(f"{source}: roads[{i}]: duplicate road id '{road.id}'")
         roads.append(road)
-    road_map = RoadMap(name, source, width, height, resolution, walls, road_width, tuple(roads))
+    barcodes = [_parse_barcode(d, source, f'barcodes[{i}]', roads, road_width, BARCODE_BITS)
+                 for i, d in enumerate(barcodes_data)]
+    barcodes += [_parse_barcode(d, source, f'marks[{i}]', roads, road_width, 1)
+                 for i, d in enumerate(marks_data)]
+    road_map = RoadMap(name, source, width, height, resolution, walls, road_width, tuple(roads),
+                       tuple(barcodes))
     for i, road in enumerate(road_map.roads):
         _check_inside(road_map, road, i)
+    _check_barcodes(road_map)
     return road_map
+
+
+def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_width: float,
+                   bits: int) -> Barcode:
+    f = Fields(data, source, ctx, MapError)
+    road_id = f.require('road', str)
+    at = f.require('at', float)
+    code = f.require('code', int) if bits > 1 else f.optional('code', int, 0)
+    default_id = f"{ctx.split('[')[0][:-1]}{ctx.split('[')[1].rstrip(']')}"
+    bar_id = f.optional('id', str, default_id)
+    f.context = f"{ctx} '{bar_id}'"
+    gap = f.optional('gap', float, DEFAULT_GAP)
+    width = f.optional('width', float, DEFAULT_WIDTH)
+    side = f.optional('side', str, 'right')
+    f.done()
+    if side != 'right':
+        f.fail('side', f"barcodes are read by the right ground sensor and must be on the road's "
+                       f"right side, got '{side}'")
+    if bits > 1 and not 1 <= code <= 7:
+        f.fail('code', f'must be 1..7 (3 value bits after the black trigger bit), got {code}')
+    if bits == 1 and code != 0:
+        f.fail('code', f'a mark is a single black bit and carries no code, got {code}')
+    road = next((r for r in roads if r.id == road_id), None)
+    if road is None:
+        f.fail('road', f"no road '{road_id}' (roads: {', '.join(r.id for r in roads)})")
+    barcode = Barcode(bar_id, road_id, at, code, bits, gap, width)
+    if at < 0 or barcode.end > road.length + 1e-9:
+        f.fail('at', f"the {barcode.length * 100:.1f} cm {'barcode' if bits > 1 else 'mark'} must lie "
+                     f"within road '{road_id}' (0..{road.length:.3f} m), got {at}..{barcode.end:.3f}")
+    u_in, u_out = barcode.lateral_span(road_width)
+    if gap < 0:
+        f.fail('gap', f"must be >= 0 (a negative gap prints the bits onto the road), got {gap}")
+    if not u_in + 0.004 <= RIGHT_SENSOR_OFFSET <= u_out - 0.004:
+        f.fail('width', f'the bits span {u_in * 1000:.1f}..{u_out * 1000:.1f} mm right of the centre '
+                        f'line but the right ground sensor runs {RIGHT_SENSOR_OFFSET * 1000:.1f} mm '
+                        'right of it (needs 4 mm of margin on both sides)')
+    for piece, offset in zip(road.pieces, road.offsets):
+        overlaps = barcode.at < offset + piece.length and barcode.end > offset
+        if overlaps and isinstance(piece, Arc) and piece.turn < 0 and piece.radius <= u_out:
+            f.fail('at', f'the bits would cross the centre of a right turn of radius {piece.radius} m')
+    return barcode
+
+
+def _check_barcodes(road_map: RoadMap) -> None:
+    """Bits must not overlap printed roads or one another."""
+    road_index = road_map.road_index
+    owner = np.full(road_map.shape, -1, dtype=np.int32)
+    for k, barcode in enumerate(road_map.barcodes):
+        kind = 'barcodes' if barcode.bits > 1 else 'marks'
+        where = f"{road_map.source}: {kind} '{barcode.id}'"
+        for rows, cols, _ in road_map.barcode_pixels(barcode):
+            roads_hit = np.unique(road_index[rows, cols])
+            roads_hit = roads_hit[roads_hit >= 0]
+            if len(roads_hit):
+                raise MapError(f"{where}: overlaps road '{road_map.roads[roads_hit[0]].id}'")
+            others = np.unique(owner[rows, cols])
+            others = others[(others >= 0) & (others != k)]
+            if len(others):
+                raise MapError(f"{where}: overlaps '{road_map.barcodes[others[0]].id}'")
+            owner[rows, cols] = k
 
 
 def _size(size: list, top: Fields) -> tuple[float, float]:

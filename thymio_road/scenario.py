@@ -121,7 +121,10 @@ def _check_fields(values: dict, cls: type, where: str) -> None:
         if key not in known:
             raise ScenarioError(f"{where}: unknown parameter '{key}' (known: {', '.join(known)})")
         default = getattr(cls(), key)
-        if isinstance(default, (int, float)) and not isinstance(default, bool):
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ScenarioError(f'{where}.{key}: must be true or false, got {value!r}')
+        elif isinstance(default, (int, float)):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ScenarioError(f'{where}.{key}: must be a number, got {value!r}')
             if isinstance(default, int) and not isinstance(value, int):

@@ -5,6 +5,7 @@ Both are pure functions of the world's ground truth, vectorised with numpy.
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 from scipy.ndimage import gaussian_filter
@@ -12,6 +13,22 @@ from scipy.ndimage import gaussian_filter
 from thymio_road import robot_model as rm
 from thymio_road.map import RoadMap
 from thymio_road.noise import NoiseStream
+
+
+_RESPONSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def noiseless_response(road_map: RoadMap) -> np.ndarray:
+    """The ground sensor's mean reading at every pixel of the sheet (computed once per map)."""
+    if road_map not in _RESPONSES:
+        sigma_px = rm.GROUND_SIGMA / road_map.resolution
+        half_patch_px = rm.GROUND_PATCH / 2 / road_map.resolution
+        blurred = gaussian_filter(road_map.grey.astype(np.float32), sigma_px, mode='nearest',
+                                  truncate=half_patch_px / sigma_px)
+        response = rm.ground_response(blurred).astype(np.float32)
+        response.setflags(write=False)
+        _RESPONSES[road_map] = response
+    return _RESPONSES[road_map]
 
 
 class GroundSensing:
@@ -22,11 +39,7 @@ class GroundSensing:
     """
 
     def __init__(self, road_map: RoadMap, noise: float = rm.GROUND_NOISE) -> None:
-        sigma_px = rm.GROUND_SIGMA / road_map.resolution
-        half_patch_px = rm.GROUND_PATCH / 2 / road_map.resolution
-        blurred = gaussian_filter(road_map.grey.astype(np.float32), sigma_px, mode='nearest',
-                                  truncate=half_patch_px / sigma_px)
-        self.response = rm.ground_response(blurred).astype(np.float32)
+        self.response = noiseless_response(road_map)
         self.road_map = road_map
         self.noise = noise
 

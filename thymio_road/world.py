@@ -214,6 +214,14 @@ class World:
                 self.road_losses[i] += 1
             self.off_road_for[i] = off + period
 
+    def barcode_under(self, i: int) -> int:
+        """Index of the barcode (or mark) under robot i's right (reading) ground sensor, or -1."""
+        x, y, th = self.poses[i]
+        gx, gy = rm.GROUND_SENSORS_TUPLE[1]
+        c, s = math.cos(th), math.sin(th)
+        r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
+        return int(self.road_map.barcode_index[r, col])
+
     def summary(self) -> list[dict]:
         """Per-robot ground truth for summary.json."""
         return [{

@@ -4,12 +4,16 @@ Per robot namespace (DESIGN.md §3): ``prox/horizontal``, ``prox/ground/delta`` 
 "prox" event with a per-robot phase), ``proximity/<name>`` (Range), ``odom`` and TF, and
 ``ground_truth`` (nav_msgs/Odometry in the map frame); subscribes ``cmd_vel`` and
 ``led/body/top``. World level: ``/map`` and ``/tf_static`` (latched), ``/tf``, ``/clock``,
-``/world/markers``. Topics nobody listens to are not built, as rclpy skips them too.
+``/world/markers``, ``/world/map_description`` (the map file's YAML, latched) and
+``/world/events`` (ground truth as JSON: a robot's reading sensor entering a barcode or mark).
+Topics nobody listens to are not built, as rclpy skips them too.
 """
 from __future__ import annotations
 
+import json
 import math
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -45,6 +49,9 @@ class WorldNode:
         self.tf_static_pub = node.create_publisher(msgs.TFMessage, '/tf_static', msgs.LATCHED)
         self.map_pub = node.create_publisher(msgs.OccupancyGrid, '/map', msgs.LATCHED)
         self.marker_pub = node.create_publisher(msgs.MarkerArray, '/world/markers', msgs.DEFAULT)
+        self.map_text_pub = node.create_publisher(msgs.String, '/world/map_description', msgs.LATCHED)
+        self.event_pub = node.create_publisher(msgs.String, '/world/events', msgs.qos(100))
+        self.on_barcode = [-1] * len(self.world.specs)
         self.pubs = [self._robot_publishers(name) for name in self.names]
         for i, name in enumerate(self.names):
             node.create_subscription(msgs.Twist, f'/{name}/cmd_vel', partial(self._on_cmd_vel, i),
@@ -53,6 +60,7 @@ class WorldNode:
                                      partial(self._on_led, name), msgs.DEFAULT)
         self._layout = msgs.Int16MultiArray().layout
         self.map_pub.publish(self._occupancy_grid())
+        self.map_text_pub.publish(msgs.String(data=Path(self.scenario.road_map.source).read_text()))
         self.tf_static_pub.publish(self._static_transforms())
         node.create_timer(self.dt, self._on_tick)
 
@@ -97,6 +105,7 @@ class WorldNode:
         horizontal = world.read_prox(i)
         ground = world.read_ground(i)
         world.record_road_truth(i)
+        self._barcode_truth(i, t)
         pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
                                                         data=msgs.int16_array(horizontal)))
         pubs['ground'].publish(msgs.Int16MultiArray(layout=self._layout, data=msgs.int16_array(ground)))
@@ -106,6 +115,17 @@ class WorldNode:
             if pubs[sensor].get_subscription_count():
                 pubs[sensor].publish(self._range(name, sensor, int(horizontal[k]), stamp))
         self._publish_odometry(i, name, stamp)
+
+    def _barcode_truth(self, i: int, t: float) -> None:
+        """Ground truth for scoring reads: when the reading sensor enters a barcode or mark."""
+        k = self.world.barcode_under(i)
+        if k != self.on_barcode[i]:
+            self.on_barcode[i] = k
+            if k >= 0:
+                bar = self.scenario.road_map.barcodes[k]
+                self.event_pub.publish(msgs.String(data=json.dumps({
+                    't': round(t, 3), 'kind': 'barcode_enter', 'robot': self.names[i], 'barcode': bar.id,
+                    'code': bar.code, 'bits': bar.bits}, sort_keys=True)))
 
     # --- messages ------------------------------------------------------------------------------
     def _publish_odometry(self, i: int, name: str, stamp: Any) -> None:
