@@ -76,3 +76,11 @@ def test_gain_matrix_agrees_with_pairwise_link_gains():
 def test_bad_parameters_name_the_field(kwargs, field):
     with pytest.raises(ValueError, match=field):
         ChannelParameters(**kwargs)
+
+
+def test_link_gains_with_occluders_matches_the_group_computation():
+    positions = np.array([[0.0, 0.0], [25.0, 2.0], [12.0, 4.5]])
+    headings = np.array([0.2, np.pi, 1.0])
+    pair = link_gains(positions[0], headings[0], positions[1], headings[1], G, P, occluders=positions[2:])
+    np.testing.assert_allclose(pair, gains_from(0, positions, headings, G, P)[1], atol=1e-15)
+    assert pair.sum() < link_gains(positions[0], headings[0], positions[1], headings[1], G, P).sum()
