@@ -1,0 +1,30 @@
+"""Analysis of recorded runs: read a bag, compute the metrics, write a report.
+
+``analyze_bag(bag, out)`` is what ``thymio-road analyze`` runs; the pieces are :mod:`.bag`
+(reading), :mod:`.mapsource` (which map), :mod:`.metrics` (pure numpy), :mod:`.core` (the
+metrics of a recording, and what could not be computed) and :mod:`.report` (HTML, CSV, JSON, PNG).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from thymio_road.analysis.bag import BagError, Recording, read_recording
+from thymio_road.analysis.core import Analysis, Options, analyze
+from thymio_road.analysis.mapsource import MapSource, resolve_map
+
+__all__ = ['Analysis', 'BagError', 'MapSource', 'Options', 'Recording', 'analyze', 'analyze_bag',
+           'read_recording', 'resolve_map']
+
+
+def analyze_bag(bag: str | Path, out: str | Path | None = None, *, map_path: str | Path | None = None,
+                scenario: str | None = None, options: Options | None = None
+                ) -> tuple[Analysis, dict[str, Path]]:
+    """Read a recording, compute its metrics and (when `out` is given) write the report there."""
+    rec = read_recording(bag)
+    source = resolve_map(rec, map_path, scenario)
+    result = analyze(rec, source, options)
+    files: dict[str, Path] = {}
+    if out is not None:
+        from thymio_road.analysis.report import write_report
+        files = write_report(result, rec, source, Path(out))
+    return result, files

@@ -1,0 +1,113 @@
+"""Find the map a recording was made on, so that road metrics use the simulator's own raster.
+
+In order: the map or scenario the user names; the map file the world published on
+``/world/map_description``; the scenario named by ``summary.json`` beside the bag; a shipped map
+whose raster equals the recorded ``/map``; and last the ``/map`` raster alone, which has no
+vector roads (so no laps or throughput) and marks road pixels by their darkness.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from thymio_road.analysis.bag import Recording, sibling_summary
+from thymio_road.map import RoadMap, load_map, parse_map
+from thymio_road.validation import ConfigError
+
+
+@dataclass
+class MapSource:
+    """The map used for the metrics: vector roads when known, and an on-road raster."""
+
+    road_map: RoadMap | None
+    on_road: np.ndarray | None
+    resolution: float
+    origin: tuple[float, float]
+    description: str
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def grey(self) -> np.ndarray | None:
+        return self.road_map.grey if self.road_map is not None else None
+
+
+def occupancy(road_map: RoadMap) -> np.ndarray:
+    """The /map darkness the world node publishes for a map (0 white .. 100 black)."""
+    return np.rint((1.0 - road_map.grey) * 100).astype(np.int8)
+
+
+def _from_map(road_map: RoadMap, description: str, rec: Recording, notes: list[str]) -> MapSource:
+    if rec.grid is not None:
+        if rec.grid.darkness.shape != road_map.shape:
+            notes.append(f'{description} is {road_map.shape[1]}×{road_map.shape[0]} px but the '
+                         f'recorded /map is {rec.grid.darkness.shape[1]}×{rec.grid.darkness.shape[0]}: '
+                         'the recording was probably made on another map')
+        else:
+            diff = int(np.abs(occupancy(road_map).astype(int) - rec.grid.darkness.astype(int)).max())
+            if diff > 1:
+                notes.append(f'{description} differs from the recorded /map (up to {diff} % darkness): '
+                             'the recording was probably made on another version of the map')
+    return MapSource(road_map, road_map.road_index >= 0, road_map.resolution, (0.0, 0.0),
+                     description, notes)
+
+
+def resolve_map(rec: Recording, map_path: str | Path | None = None,
+                scenario: str | None = None) -> MapSource:
+    """The best map for a recording; `notes` says where it came from and any doubt about it."""
+    notes: list[str] = []
+    if map_path is not None:
+        return _from_map(load_map(map_path), f'map file {map_path}', rec, notes)
+    if scenario is not None:
+        from thymio_road.scenario import load_scenario
+        return _from_map(load_scenario(scenario).road_map, f'scenario {scenario}', rec, notes)
+    if rec.map_description:
+        try:
+            data = yaml.safe_load(rec.map_description)
+            road_map = parse_map(data, f'{rec.path}:/world/map_description')
+            return _from_map(road_map, 'the map published on /world/map_description', rec, notes)
+        except (ConfigError, yaml.YAMLError) as exc:
+            notes.append(f'/world/map_description could not be used: {exc}')
+    summary = sibling_summary(rec.path)
+    if summary and summary.get('scenario_file'):
+        path = Path(summary['scenario_file'])
+        try:
+            from thymio_road.scenario import load_scenario
+            road_map = load_scenario(path).road_map
+            return _from_map(road_map, f"scenario {path} (from summary.json)", rec, notes)
+        except (ConfigError, OSError) as exc:
+            notes.append(f'summary.json names scenario {path}, which cannot be loaded: {exc}')
+    if rec.grid is not None:
+        shipped = _shipped_match(rec)
+        if shipped is not None:
+            return _from_map(shipped, f"shipped map '{shipped.name}' (its raster equals the "
+                                      'recorded /map)', rec, notes)
+        notes.append('no map file matches the recorded /map: road pixels are taken from its '
+                     'darkness, and metrics that need the roads as lines are not computed')
+        grid = rec.grid
+        return MapSource(None, grid.darkness > 0, grid.resolution, grid.origin,
+                         'the recorded /map raster', notes)
+    notes.append('the recording has no /map and no map description; give --map or --scenario')
+    return MapSource(None, None, 0.001, (0.0, 0.0), 'none', notes)
+
+
+def _shipped_match(rec: Recording) -> RoadMap | None:
+    from thymio_road.scenario import config_dir
+    try:
+        folder = config_dir() / 'maps'
+    except FileNotFoundError:
+        return None
+    grid = rec.grid
+    assert grid is not None
+    for path in sorted(folder.glob('*.yaml')):
+        try:
+            road_map = load_map(path)
+        except ConfigError:
+            continue
+        if road_map.shape != grid.darkness.shape or abs(road_map.resolution - grid.resolution) > 1e-9:
+            continue
+        if int(np.abs(occupancy(road_map).astype(int) - grid.darkness.astype(int)).max()) <= 1:
+            return road_map
+    return None

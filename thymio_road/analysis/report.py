@@ -1,0 +1,319 @@
+"""Write an analysis as a report folder: index.html, metrics.json, CSV tables and PNG figures.
+
+The HTML page is self-contained apart from the PNGs beside it; it says first what could not be
+computed and why, then the per-robot table, the figures and the detailed tables.
+"""
+from __future__ import annotations
+
+import csv
+import html
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib
+
+matplotlib.use('Agg')
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.collections import LineCollection  # noqa: E402
+
+from thymio_road.analysis.bag import Recording  # noqa: E402
+from thymio_road.analysis.core import Analysis  # noqa: E402
+from thymio_road.analysis.mapsource import MapSource  # noqa: E402
+from thymio_road.analysis.style import STATE_COLOURS, TRAFFIC_LIGHT, state_colour  # noqa: E402
+from thymio_road.analysis import metrics as m  # noqa: E402
+
+#: Points drawn per robot path (paths are subsampled beyond this).
+MAX_PATH_POINTS = 6000
+#: Rows shown per table in the HTML page (the CSV files have them all).
+MAX_ROWS = 200
+
+ROBOT_COLUMNS = [
+    ('robot', 'robot'), ('distance_m', 'distance (m)'), ('time_on_road_s', 'on road (s)'),
+    ('on_road_fraction', 'on road'), ('road_losses', 'road losses'),
+    ('final_state', 'final state'), ('state_changes', 'state changes'),
+    ('collisions', 'collisions'), ('near_misses', 'near misses'),
+    ('laps_timed', 'laps timed'), ('mean_lap_time_s', 'mean lap (s)'),
+    ('barcode_reads', 'barcode reads'), ('barcode_errors', 'barcode errors'),
+    ('decisions', 'decisions'), ('waits_at_lights', 'waits at lights'),
+    ('wait_at_lights_s', 'waiting (s)'), ('ir_received', 'IR received'),
+]
+
+
+def write_report(analysis: Analysis, rec: Recording, source: MapSource, out: Path) -> dict[str, Path]:
+    """Write every output into `out`; returns them by name."""
+    out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Path] = {}
+    files['metrics.json'] = out / 'metrics.json'
+    files['metrics.json'].write_text(json.dumps(analysis.to_json(), indent=2, default=_json_default) + '\n')
+    files['robots.csv'] = _csv(out / 'robots.csv', _flat_robot_rows(analysis.robots))
+    for name, rows in (('episodes.csv', analysis.episodes), ('laps.csv', analysis.laps),
+                       ('barcodes.csv', analysis.barcode_reads), ('decisions.csv', analysis.decisions),
+                       ('waits.csv', analysis.waits), ('ir.csv', analysis.ir)):
+        if rows:
+            files[name] = _csv(out / name, rows)
+    files.update(_figures(analysis, rec, source, out))
+    files['index.html'] = out / 'index.html'
+    files['index.html'].write_text(_html(analysis, files), encoding='utf-8')
+    return files
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+def _flat_robot_rows(robots: list[dict]) -> list[dict]:
+    states = sorted({s for r in robots for s in r.get('time_per_state_s', {})},
+                    key=lambda s: (list(STATE_COLOURS).index(s) if s in STATE_COLOURS else 99, s))
+    rows = []
+    for r in robots:
+        row = {k: v for k, v in r.items() if k != 'time_per_state_s'}
+        for s in states:
+            row[f'time_{s}_s'] = r.get('time_per_state_s', {}).get(s, 0.0 if 'time_per_state_s' in r else None)
+        rows.append(row)
+    return rows
+
+
+def _csv(path: Path, rows: Sequence[dict]) -> Path:
+    columns: list[str] = []
+    for row in rows:
+        for k in row:
+            if k not in columns:
+                columns.append(k)
+    with path.open('w', newline='') as f:
+        writer = csv.DictWriter(f, columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _cell(row.get(k)) for k in columns})
+    return path
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, default=_json_default)
+    return '' if value is None else value
+
+
+# --- figures -------------------------------------------------------------------------------------
+
+def _map_background(ax: Any, source: MapSource) -> tuple[float, float]:
+    if source.road_map is not None:
+        from thymio_road.figures import map_image
+        road_map = source.road_map
+        w, h = road_map.width, road_map.height
+        ax.imshow(map_image(road_map), cmap='gray', vmin=0, vmax=1, origin='lower',
+                  extent=(0, w, 0, h), interpolation='bilinear')
+        return w, h
+    if source.on_road is not None:
+        rows, cols = source.on_road.shape
+        w, h = cols * source.resolution, rows * source.resolution
+        ox, oy = source.origin
+        step = max(1, int(np.ceil(max(rows, cols) / 1600)))
+        ax.imshow(~source.on_road[::step, ::step], cmap='gray', vmin=0, vmax=1.6, origin='lower',
+                  extent=(ox, ox + w, oy, oy + h))
+        return w, h
+    return 0.0, 0.0
+
+
+def _figures(analysis: Analysis, rec: Recording, source: MapSource, out: Path) -> dict[str, Path]:
+    files = {}
+    if rec.truth:
+        files['paths.png'] = _paths_figure(analysis, rec, source, out / 'paths.png')
+    if analysis.timelines:
+        files['states.png'] = _states_figure(analysis, out / 'states.png')
+    if analysis.episodes or analysis.laps:
+        files['timeline.png'] = _timeline_figure(analysis, rec, out / 'timeline.png')
+    return files
+
+
+def _paths_figure(analysis: Analysis, rec: Recording, source: MapSource, path: Path) -> Path:
+    w, h = (source.road_map.width, source.road_map.height) if source.road_map else (1.0, 1.0)
+    fig, ax = plt.subplots(figsize=(10, max(3.0, 10 * h / w)))
+    _map_background(ax, source)
+    for r in rec.robots:
+        p = rec.truth.get(r)
+        if p is None or not len(p):
+            continue
+        if r in analysis.recording.get('traffic_lights', []):
+            ax.plot(p.x[0], p.y[0], 's', color=TRAFFIC_LIGHT, ms=8)
+            ax.annotate(r, (p.x[0], p.y[0]), fontsize=7, xytext=(4, 4), textcoords='offset points')
+            continue
+        step = max(1, len(p) // MAX_PATH_POINTS)
+        t, x, y = p.t[::step], p.x[::step], p.y[::step]
+        states = m.state_at(analysis.timelines.get(r, []), t)
+        colours = [state_colour(s) for s in states[:-1]]
+        segs = np.stack([np.column_stack([x[:-1], y[:-1]]), np.column_stack([x[1:], y[1:]])], axis=1)
+        jumps = np.hypot(np.diff(x), np.diff(y)) > 0.05
+        ax.add_collection(LineCollection(segs[~jumps], colors=np.array(colours, dtype=object)[~jumps].tolist()
+                                         if len(colours) else None, linewidths=1.0, alpha=0.8))
+        ax.plot(x[-1], y[-1], 'x', color='k', ms=5)
+        ax.annotate(r, (x[-1], y[-1]), fontsize=7, xytext=(4, 4), textcoords='offset points')
+    for e in analysis.episodes:
+        for who in (e['a'], e['b']):
+            p = rec.truth.get(who)
+            if p is not None and len(p):
+                px = np.interp(e['start_s'], p.t, p.x)
+                py = np.interp(e['start_s'], p.t, p.y)
+                ax.plot(px, py, 'o', mfc='none', color='red' if e['kind'] == 'collision' else 'orange',
+                        ms=7)
+    seen = {s for tl in analysis.timelines.values() for _, _, s in tl}
+    handles = [plt.Line2D([], [], color=state_colour(s), lw=2, label=s)
+               for s in [*STATE_COLOURS, *sorted(seen - set(STATE_COLOURS))] if s in seen]
+    handles += [plt.Line2D([], [], marker='o', ls='', mfc='none', color='red', label='collision'),
+                plt.Line2D([], [], marker='o', ls='', mfc='none', color='orange', label='near miss')]
+    ax.legend(handles=handles, loc='upper right', fontsize='small')
+    if w and h:
+        ax.set_xlim(0, w)
+        ax.set_ylim(0, h)
+    ax.set_aspect('equal')
+    ax.set_xlabel('x [m]')
+    ax.set_ylabel('y [m]')
+    ax.set_title('Ground-truth paths, coloured by controller state')
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _states_figure(analysis: Analysis, path: Path) -> Path:
+    robots = list(analysis.timelines)
+    fig, ax = plt.subplots(figsize=(10, 1.0 + 0.35 * len(robots)))
+    for k, r in enumerate(robots):
+        timeline = analysis.timelines[r]
+        by_state: dict[str, list[tuple[float, float]]] = {}
+        for a, b, s in timeline:
+            by_state.setdefault(s, []).append((a, b - a))
+        for s, spans in by_state.items():
+            ax.broken_barh(spans, (k - 0.4, 0.8), color=state_colour(s))
+    ax.set_yticks(range(len(robots)), robots)
+    ax.invert_yaxis()
+    ax.set_xlabel('time [s]')
+    seen = {s for tl in analysis.timelines.values() for _, _, s in tl}
+    ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=state_colour(s), label=s) for s in
+                       [*STATE_COLOURS, *sorted(seen - set(STATE_COLOURS))] if s in seen],
+              loc='upper left', bbox_to_anchor=(1.0, 1.0), fontsize='small')
+    ax.set_title('Controller state over time')
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _timeline_figure(analysis: Analysis, rec: Recording, path: Path) -> Path:
+    fig, axes = plt.subplots(2, 1, figsize=(10, 5), sharex=True)
+    ax = axes[0]
+    pairs = sorted({(e['a'], e['b']) for e in analysis.episodes})
+    for k, (a, b) in enumerate(pairs):
+        for e in analysis.episodes:
+            if (e['a'], e['b']) == (a, b):
+                ax.broken_barh([(e['start_s'], max(e['end_s'] - e['start_s'], 0.05))], (k - 0.4, 0.8),
+                               color='red' if e['kind'] == 'collision' else 'orange')
+    ax.set_yticks(range(len(pairs)), [f'{a}–{b}' for a, b in pairs])
+    ax.set_title('Collisions (red) and near misses (orange)')
+    ax = axes[1]
+    for r in rec.robots:
+        laps = [e for e in analysis.laps if e['robot'] == r and e['lap_time_s'] is not None]
+        if laps:
+            ax.plot([e['crossed_start_s'] for e in laps], [e['lap_time_s'] for e in laps], 'o-',
+                    ms=3, label=r)
+    ax.set_ylabel('lap time [s]')
+    ax.set_xlabel('time [s]')
+    if analysis.laps and len(rec.robots) <= 20:
+        ax.legend(fontsize='small', ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+# --- HTML ----------------------------------------------------------------------------------------
+
+_STYLE = """
+body { font-family: sans-serif; margin: 2em; max-width: 1200px; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
+th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
+.problem { background: #fde2e2; border-left: 4px solid #c00; padding: 0.5em 1em; }
+.missing { background: #fff5d6; border-left: 4px solid #d90; padding: 0.5em 1em; }
+img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
+code { background: #f4f4f4; padding: 0 0.2em; }
+"""
+
+
+def _e(value: Any) -> str:
+    if value is None:
+        return '–'
+    if isinstance(value, float):
+        return html.escape(f'{value:.4g}' if abs(value) < 1e5 else f'{value:.0f}')
+    if isinstance(value, (dict, list)):
+        return html.escape(json.dumps(value, default=_json_default))
+    return html.escape(str(value))
+
+
+def _table(rows: Sequence[dict], columns: Sequence[tuple[str, str]] | None = None) -> str:
+    if not rows:
+        return '<p>none</p>'
+    if columns is None:
+        keys: list[str] = []
+        for row in rows:
+            keys += [k for k in row if k not in keys]
+        columns = [(k, k) for k in keys]
+    columns = [(k, label) for k, label in columns if any(k in row for row in rows)]
+    head = ''.join(f'<th>{html.escape(label)}</th>' for _, label in columns)
+    body = ''.join('<tr>' + ''.join(f'<td>{_e(row.get(k))}</td>' for k, _ in columns) + '</tr>'
+                   for row in rows[:MAX_ROWS])
+    more = f'<p>… {len(rows) - MAX_ROWS} more rows in the CSV file.</p>' if len(rows) > MAX_ROWS else ''
+    return f'<table><tr>{head}</tr>{body}</table>{more}'
+
+
+def _html(analysis: Analysis, files: dict[str, Path]) -> str:
+    rec, mp = analysis.recording, analysis.map
+    parts = [f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>Run report: '
+             f'{html.escape(Path(rec["path"]).name)}</title><style>{_STYLE}</style></head><body>',
+             f'<h1>Run report</h1><p>Recording <code>{_e(rec["path"])}</code> ({_e(rec["storage"])}): '
+             f'{_e(rec["duration_s"])} s from {_e(rec["start_s"])} s, {len(rec["robots"])} robots, '
+             f'{_e(rec["topics"])} topics, {_e(rec["messages"])} messages.<br>'
+             f'Map: {_e(mp["source"])}.</p>']
+    if rec['problems'] or mp['notes']:
+        items = ''.join(f'<li>{_e(p)}</li>' for p in [*rec['problems'], *mp['notes']])
+        parts.append(f'<div class="problem"><b>Problems with this recording</b><ul>{items}</ul></div>')
+    if analysis.not_computed:
+        items = ''.join(f'<li><b>{_e(k)}</b>: {_e(v)}</li>' for k, v in analysis.not_computed.items())
+        parts.append(f'<div class="missing"><b>Not computed</b><ul>{items}</ul></div>')
+    parts.append('<h2>Per robot</h2>' + _table(analysis.robots, ROBOT_COLUMNS))
+    states = sorted({s for r in analysis.robots for s in r.get('time_per_state_s', {})})
+    if states:
+        rows = [{'robot': r['robot'], **r.get('time_per_state_s', {})} for r in analysis.robots
+                if 'time_per_state_s' in r]
+        parts.append('<h3>Time per state (s)</h3>' + _table(rows, [('robot', 'robot')] +
+                                                            [(s, s) for s in states]))
+    for name, title in (('paths.png', 'Paths'), ('states.png', 'States'),
+                        ('timeline.png', 'Contacts and laps')):
+        if name in files:
+            parts.append(f'<h2>{title}</h2><img src="{name}" alt="{title}">')
+    net = analysis.network
+    if net:
+        rows = [{'metric': k, 'value': v} for k, v in net.items() if k != 'trips']
+        parts.append('<h2>Network</h2>' + _table(rows))
+        if net.get('trips'):
+            parts.append('<h3>Trips</h3>' + _table(net['trips']))
+    for key, title, csv_name in (('episodes', 'Collisions and near misses', 'episodes.csv'),
+                                 ('laps', 'Laps', 'laps.csv'),
+                                 ('barcode_reads', 'Barcode reads', 'barcodes.csv'),
+                                 ('decisions', 'Intersection decisions', 'decisions.csv'),
+                                 ('waits', 'Waiting at traffic lights', 'waits.csv'),
+                                 ('ir', 'IR messages received', 'ir.csv')):
+        rows = getattr(analysis, key)
+        if rows:
+            parts.append(f'<h2>{title}</h2><p><a href="{csv_name}">{csv_name}</a></p>' + _table(rows))
+    listing = ''.join(f'<li><a href="{p.name}">{p.name}</a></li>' for p in files.values()
+                      if p.name != 'index.html')
+    parts.append(f'<h2>Files</h2><ul>{listing}</ul></body></html>')
+    return '\n'.join(parts)
