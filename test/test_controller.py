@@ -63,3 +63,67 @@ def test_led_colour_shows_speed_on_the_road():
 def test_bad_parameters_are_rejected(bad):
     with pytest.raises(ValueError, match=list(bad)[0]):
         ControllerParams(**bad)
+
+
+def run_events(controller, readings):
+    """Feed (follow, read) pairs; return the barcode events."""
+    for follow, read in readings:
+        controller.step([follow, read], CLEAR)
+    return [e for e in controller.drain_events() if e.kind == 'barcode']
+
+
+@pytest.mark.parametrize('speed,counts', [(150, (8, 13, 18, 23)), (260, (5, 8, 11, 14)), (410, (3, 5, 7, 9))])
+def test_read_schedule_is_appendix_a_integer_arithmetic(speed, counts):
+    # interval = 2*410/speed: 5, 3, 2; samples at 1 + ((2k+1)i - 1)/2
+    assert RoadController(ControllerParams(speed=speed)).read_schedule() == counts
+
+
+def test_read_decodes_the_samples_and_returns_to_road_with_the_new_speed():
+    c = RoadController(ControllerParams(speed=260))
+    first, second, third, end = c.read_schedule()
+    readings = []
+    for count in range(1, end + 1):
+        black = count == 1 or count in (first, third)  # trigger, then bits 1 and 3 black: code 5
+        readings.append((500, 100 if black else 900))
+    events = run_events(c, readings)
+    assert [e.data['code'] for e in events] == [5]
+    assert c.state is State.ROAD
+    c2 = RoadController(ControllerParams(speed=260))
+    readings = [(500, 100 if count in (1, first, second) else 900) for count in range(1, end + 1)]
+    assert [e.data['code'] for e in run_events(c2, readings)] == [3]
+    assert c2.speed == 410  # code 3: high speed
+
+
+def test_read_state_uses_gain_6():
+    c = RoadController(ControllerParams(speed=260))
+    c.step([500, 100], CLEAR)  # trigger
+    assert c.state is State.READ
+    assert c.step([560, 900], CLEAR) == (270, 250)  # 60 / 6 = 10
+
+
+def test_security_blocks_triggers_from_the_white_side():
+    c = RoadController(ControllerParams(speed=260))
+    c.step([700, 100], CLEAR)  # follow sensor at GREY_REF + 200: no trigger
+    assert c.state is State.ROAD
+    c.step([699, 100], CLEAR)
+    assert c.state is State.READ
+
+
+def test_strict_security_needs_printed_black():
+    strict = RoadController(ControllerParams(trigger_security='strict'))
+    strict.step([500, 250], CLEAR)  # dark road edge, not a black bit
+    assert strict.state is State.ROAD
+    strict.step([500, 90], CLEAR)
+    assert strict.state is State.READ
+
+
+def test_read_only_mode_keeps_the_speed():
+    c = RoadController(ControllerParams(speed=150, barcode_actions=False))
+    first, second, third, end = c.read_schedule()
+    run_events(c, [(500, 100 if n in (1, first, second) else 900) for n in range(1, end + 1)])
+    assert c.speed == 150
+
+
+def test_speed_factor_scales_the_motor_commands():
+    c = RoadController(ControllerParams(speed=260, speed_factor=1.1))
+    assert c.step([500, 900], CLEAR) == (286, 286)

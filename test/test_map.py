@@ -21,7 +21,7 @@ def test_oval_closes_and_has_expected_length():
     m = load_map(OVAL)
     road = m.road('loop')
     assert road.closed
-    assert road.length == pytest.approx(2 * 0.6 + 2 * math.pi * 0.3)
+    assert road.length == pytest.approx(2 * 0.6 + 2 * math.pi * 0.4)
     x0, y0, h0 = road.pose_at(0.0)
     x1, y1, h1 = road.pose_at(road.length - 1e-9)
     assert (x0, y0) == pytest.approx((x1, y1), abs=1e-6)
@@ -43,10 +43,10 @@ def test_gradient_runs_white_left_to_black_right_on_a_straight():
 
 def test_arc_gradient_is_radial_black_outside_on_a_left_turn():
     m = load_map(OVAL)
-    # Right half-circle of the oval: centre (1.0, 0.45), radius 0.3, driven counter-clockwise.
-    row = int(0.45 / m.resolution)
-    inner = m.grey[row, int((1.0 + 0.3 - 0.012) / m.resolution)]
-    outer = m.grey[row, int((1.0 + 0.3 + 0.012) / m.resolution)]
+    # Right half-circle of the oval: centre (1.2, 0.55), radius 0.4, driven counter-clockwise.
+    row = int(0.55 / m.resolution)
+    inner = m.grey[row, int((1.2 + 0.4 - 0.012) / m.resolution)]
+    outer = m.grey[row, int((1.2 + 0.4 + 0.012) / m.resolution)]
     assert inner > 0.85 and outer < 0.15
 
 
@@ -76,6 +76,23 @@ BAD_MAPS = {
     'duplicate id': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.1, 0], 'pieces': [{'straight': 0.2}]},
                                          {'id': 'r', 'start': [0.1, 0.3, 0], 'pieces': [{'straight': 0.2}]}]),
                      "roads[1]: duplicate road id 'r'"),
+    'barcode code 0': (straight_map(barcodes=[{'road': 'r', 'at': 0.1, 'code': 0}]),
+                       "barcodes[0] 'barcode0'.code: must be 1..7"),
+    'barcode code 9': (straight_map(barcodes=[{'road': 'r', 'at': 0.1, 'code': 9}]), '.code: must be 1..7'),
+    'barcode overlap': (straight_map(barcodes=[{'id': 'a', 'road': 'r', 'at': 0.1, 'code': 1},
+                                               {'id': 'b', 'road': 'r', 'at': 0.15, 'code': 2}]),
+                        "barcodes 'b': overlaps 'a'"),
+    'barcode on left side': (straight_map(barcodes=[{'road': 'r', 'at': 0.1, 'code': 3, 'side': 'left'}]),
+                             "must be on the road's right side"),
+    'barcode off the road end': (straight_map(barcodes=[{'road': 'r', 'at': 0.75, 'code': 3}]),
+                                 'must lie within road'),
+    'barcode not under the sensor': (straight_map(barcodes=[{'road': 'r', 'at': 0.1, 'code': 3, 'gap': 0.015}]),
+                                     'right ground sensor runs 24.8 mm'),
+    'barcode on another road': (straight_map(roads=[
+        {'id': 'r', 'start': [0.1, 0.25, 0], 'pieces': [{'straight': 0.8}]},
+        {'id': 'q', 'start': [0.1, 0.225, 0], 'pieces': [{'straight': 0.8}]}],
+        barcodes=[{'road': 'r', 'at': 0.1, 'code': 3}]), "overlaps road 'q'"),
+    'mark with a code': (straight_map(marks=[{'road': 'r', 'at': 0.1, 'code': 2}]), 'carries no code'),
     'bad start': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.25], 'pieces': [{'straight': 0.2}]}]),
                   "'r'.start: must be [x, y, heading_deg]"),
 }
@@ -104,3 +121,15 @@ def test_yaml_syntax_error_names_line(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(MapError, match='cannot read'):
         load_map(tmp_path / 'nope.yaml')
+
+
+def test_barcodes_are_printed_black_where_bits_are_one():
+    m = parse_map(straight_map(barcodes=[{'id': 'b', 'road': 'r', 'at': 0.2, 'code': 6}],
+                               marks=[{'road': 'r', 'at': 0.5}]), 'inline')
+    row = int((0.25 - 0.026) / m.resolution)
+    bits = [m.grey[row, int((0.1 + 0.2 + (k + 0.5) * 0.027) / m.resolution)] for k in range(4)]
+    assert bits == [0.0, 1.0, 0.0, 0.0]  # trigger black, then 6 = 0b110 LSB first
+    assert m.grey[row, int((0.1 + 0.5 + 0.01) / m.resolution)] == 0.0  # the mark
+    footprint = m.barcode_index == 0
+    cols = np.flatnonzero(footprint.any(axis=0))
+    assert (cols[-1] - cols[0] + 1) * m.resolution == pytest.approx(0.108, abs=0.0015)

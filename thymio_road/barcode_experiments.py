@@ -46,9 +46,13 @@ def predicted_success(speed: int) -> bool:
 
 # --- tracks ------------------------------------------------------------------------------------------
 
-def oval_track(straight: float = 2.0, radius: float = 0.3, spacing: float = 0.3,
+def oval_track(straight: float = 2.0, radius: float = 0.6, spacing: float = 0.3,
                margin: float = 0.25, direction: str = 'left') -> dict:
-    """An oval with barcodes of every code 1..7 along both straights, away from the turns."""
+    """An oval with barcodes of every code 1..7 along both straights, away from the turns.
+
+    The turns are wide (60 cm) so that even at 410 units the outer wheel stays below the motor
+    plateau (report Fig. 1) and the robot keeps the road: this track measures reading only.
+    """
     turn = 180 if direction == 'left' else -180
     y0 = 0.2 if direction == 'left' else 0.2 + 2 * radius
     data: dict[str, Any] = {
@@ -70,16 +74,23 @@ def oval_track(straight: float = 2.0, radius: float = 0.3, spacing: float = 0.3,
     return data
 
 
-def turn_track(distance: float, radius: float = 0.12, leg: float = 0.6) -> dict:
-    """A square loop of four left turns, a barcode `distance` after the end of each turn."""
+def turn_track(distance: float, radius: float = 0.12, leg: float = 0.6, direction: str = 'right'
+               ) -> dict:
+    """A square loop of four 90° turns, a barcode `distance` after the end of each turn.
+
+    Right turns by default: the exits of the report's roundabout (Fig. 14) and its location
+    entries turn right, and a barcode placed after them is what Figs. 13 and 15 measure.
+    """
+    angle = 90 if direction == 'left' else -90
     pieces = []
     for _ in range(4):
-        pieces += [{'straight': leg}, {'arc': {'radius': radius, 'angle_deg': 90}}]
+        pieces += [{'straight': leg}, {'arc': {'radius': radius, 'angle_deg': angle}}]
     side = leg + 2 * radius
+    y0 = 0.2 if direction == 'left' else 0.2 + side
     data: dict[str, Any] = {
-        'name': f'barcode_after_turn_{distance * 100:g}cm',
+        'name': f'barcode_after_{direction}_turn_{distance * 100:g}cm',
         'size': [round(side + 0.4, 3), round(side + 0.4, 3)],
-        'roads': [{'id': 'loop', 'start': [0.2 + radius, 0.2, 0], 'closed': True, 'pieces': pieces}],
+        'roads': [{'id': 'loop', 'start': [0.2 + radius, y0, 0], 'closed': True, 'pieces': pieces}],
     }
     # The road starts on a leg, just after a turn; each leg follows a turn.
     quarter = leg + radius * math.pi / 2
@@ -88,7 +99,12 @@ def turn_track(distance: float, radius: float = 0.12, leg: float = 0.6) -> dict:
     return data
 
 
-def right_turn_track(radius: float = 0.1, leg: float = 0.5) -> dict:
+def turn_track_start(radius: float = 0.12, leg: float = 0.6) -> float:
+    """Start on the last leg, 0.3 m before the last turn, so the first barcode follows a turn."""
+    return round(4 * (leg + radius * math.pi / 2) - radius * math.pi / 2 - 0.3, 4)
+
+
+def right_turn_track(radius: float = 0.05, leg: float = 0.5) -> dict:
     """A clockwise square loop: four sharp right turns and no barcode at all."""
     pieces = []
     for _ in range(4):
@@ -109,7 +125,8 @@ class TrackRun:
 
 
 def run_track(map_data: dict, folder: Path, speed: int, laps: float, seed: int,
-              controller: dict | None = None, world: dict | None = None) -> TrackRun:
+              controller: dict | None = None, world: dict | None = None, start: float = 0.05
+              ) -> TrackRun:
     """One robot on a track for `laps` laps at a command speed, read-only; returns the score."""
     from thymio_road.runtime.node import EmbeddedNode
     from thymio_road.runtime.run import Graph
@@ -117,14 +134,23 @@ def run_track(map_data: dict, folder: Path, speed: int, laps: float, seed: int,
 
     folder.mkdir(parents=True, exist_ok=True)
     map_file = folder / f'{map_data["name"]}.yaml'
-    if not map_file.exists():
-        map_file.write_text(yaml.safe_dump(map_data, sort_keys=False))
+    text = yaml.safe_dump(map_data, sort_keys=False)
+    if not map_file.exists() or map_file.read_text() != text:
+        map_file.write_text(text)
     scenario_file = folder / f'{map_data["name"]}_scenario.yaml'
     scenario_file.write_text(yaml.safe_dump({
         'name': map_data['name'], 'map': map_file.name, 'seed': seed, 'world': world or {},
         'controller': {'barcode_actions': False, **(controller or {})},
-        'robots': {'count': 1, 'road': 'loop', 'start': 0.0}}, sort_keys=False))
+        'robots': {'count': 1, 'road': 'loop', 'start': start}},
+        sort_keys=False))
+    from thymio_road.calibration import calibrate
+    from thymio_road.scenario import world_params
     scenario = load_scenario(scenario_file, controller={'speed': speed}, seed=seed)
+    if 'speed_factor' not in (controller or {}):
+        # Calibrate the robot first, as the report did before every test (§10).
+        factor = calibrate(1, seed, world_params(scenario))[0]
+        scenario = load_scenario(scenario_file, controller={'speed': speed, 'speed_factor': factor},
+                                 seed=seed)
     lap = scenario.road_map.road('loop').length
     duration = laps * lap / max(rm.wheel_speed_scalar(speed), 1e-3)
     graph = Graph(scenario)
@@ -163,6 +189,18 @@ def speed_sweep(out: Path, speeds: list[int], laps: float, seed: int) -> list[di
     return rows
 
 
+def nominal_speeds(out: Path, laps: float, seed: int) -> list[dict]:
+    """Trigger and decode rates at the report's three speeds, for both read methods."""
+    rows = []
+    for method in ('report', 'matched'):
+        for speed in (150, 260, 410):
+            run = run_track(oval_track(), out / 'tracks', speed, laps, seed, {'read_method': method})
+            rows.append({'read_method': method, 'speed': speed, **run.score.as_dict(),
+                         'errors': [[p.expected, p.read] for p in run.score.passes if not p.correct]})
+    (out / 'nominal_speeds.json').write_text(json.dumps(rows, indent=2) + '\n')
+    return rows
+
+
 def measured_windows(rows: list[dict], threshold: float = 0.9) -> list[dict]:
     """Per interval value: the measured speed range where success >= threshold vs eqs. (3)-(4)."""
     found = []
@@ -184,7 +222,8 @@ def after_turn(out: Path, distances_cm: list[float], speeds: list[int], laps: fl
     rows = []
     for speed in speeds:
         for k, d in enumerate(distances_cm):
-            run = run_track(turn_track(d / 100), out / 'tracks', speed, laps, seed + k)
+            run = run_track(turn_track(d / 100), out / 'tracks', speed, laps, seed + k,
+                            start=turn_track_start())
             rows.append({'speed': speed, 'distance_cm': d, **run.score.as_dict(),
                          'road_losses': run.road_losses})
     _write_csv(out / 'after_turn.csv', rows)
@@ -197,8 +236,9 @@ def false_triggers(out: Path, speed: int, laps: float, seed: int, robots: int = 
     rows = []
     for security in ('report', 'strict'):
         for k in range(robots):
-            # Robots differ: their own motor gains (seed) and a grey reference off by ±40.
-            grey_ref = 500 + (k - robots // 2) * 20
+            # Robots differ: their own motor gains (seed) and grey references from 500 up, as
+            # the report's robots whose sensors read the same grey ever whiter (§9).
+            grey_ref = 500 + k * 30
             run = run_track(right_turn_track(), out / 'tracks', speed, laps, seed + k,
                             {'trigger_security': security, 'grey_ref': grey_ref})
             rows.append({'security': security, 'robot': k, 'grey_ref': grey_ref, 'speed': speed,
@@ -293,12 +333,14 @@ def register(sub: Any) -> None:
     commands = parser.add_subparsers(metavar='EXPERIMENT')
     sweep = commands.add_parser('sweep', help='read success against speed (Fig. 8)')
     sweep.add_argument('--speeds', default='100:500:10', help='START:STOP:STEP or a comma list')
-    sweep.add_argument('--laps', type=float, default=1.0, help='laps per speed (12 barcodes a lap)')
+    sweep.add_argument('--laps', type=float, default=1.0, help='laps per speed (10 barcodes a lap)')
+    sweep.add_argument('--nominal-laps', type=float, default=12.0,
+                       help='laps at each of 150, 260, 410 for the trigger/decode rates (0: skip)')
     sweep.set_defaults(func=_cmd_sweep)
     turn = commands.add_parser('after-turn', help='read success against distance after a turn (Figs. 13/15)')
     turn.add_argument('--distances', default='0,1,2,3,4,5,6,8', help='cm after the end of the turn')
     turn.add_argument('--speeds', default='150,260')
-    turn.add_argument('--laps', type=float, default=3.0, help='laps per point (4 barcodes a lap)')
+    turn.add_argument('--laps', type=float, default=6.0, help='laps per point (4 barcodes a lap)')
     turn.set_defaults(func=_cmd_after_turn)
     false = commands.add_parser('false-triggers', help='triggers on sharp right turns (§9)')
     false.add_argument('--speed', type=int, default=150)
@@ -324,6 +366,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     (args.out / 'speed_sweep_windows.json').write_text(json.dumps(windows, indent=2) + '\n')
     for w in windows:
         print(f"interval {w['interval']}: predicted {w['predicted']}, measured {w['measured']}")
+    if args.nominal_laps > 0:
+        for r in nominal_speeds(args.out, args.nominal_laps, args.seed):
+            print(f"{r['read_method']:>7} read at {r['speed']}: triggers {r['triggered']}/{r['passes']}, "
+                  f"correct {r['correct']}/{r['passes']} ({100 * r['success_rate']:.1f} %)")
     return 0
 
 

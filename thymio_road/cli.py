@@ -44,6 +44,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--quiet', action='store_true', help='no progress bar')
     run.set_defaults(func=cmd_run)
 
+    calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)")
+    calibrate.add_argument('--scenario', default=DEFAULT_SCENARIO)
+    calibrate.add_argument('--robots', type=_positive_int)
+    calibrate.add_argument('--seed', type=int)
+    calibrate.add_argument('--out', type=Path, required=True,
+                           help='YAML file of per-robot overrides; name it in the scenario as '
+                                'robots: {calibration: FILE}')
+    calibrate.set_defaults(func=cmd_calibrate)
+
     map_cmd = sub.add_parser('map', help='work with map files')
     map_sub = map_cmd.add_subparsers(metavar='ACTION')
     check = map_sub.add_parser('check', help='validate a map file (exit 0 if usable)')
@@ -53,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     # Commands that live with their subject; each module exposes register(subparsers).
     from swarm_comm import cli as swarmcom_cli
     swarmcom_cli.register(sub)
+    from thymio_road import barcode_experiments
+    barcode_experiments.register(sub)
+    from thymio_road import cli_tools; cli_tools.register(sub, map_sub)
     # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser
 
@@ -92,6 +104,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f'outputs in {out}/: ' + ', '.join(
         p for p in ('bag/', 'summary.json', 'trajectories.png') if (out / p.rstrip('/')).exists()))
     return 130 if result.interrupted else 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from thymio_road.calibration import calibrate, write_overrides
+    from thymio_road.scenario import load_scenario, world_params
+    scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed)
+    names = [r.name for r in scenario.robots]
+    factors = calibrate(len(names), scenario.seed, world_params(scenario))
+    write_overrides(names, factors, args.out)
+    for i, name in enumerate(names):
+        print(f'{name}: speed_factor {factors[i]}')
+    print(f'written to {args.out}')
+    return 0
 
 
 def cmd_map_check(args: argparse.Namespace) -> int:

@@ -11,9 +11,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
-#: Report eq. (1), the barcode bit (§5) and the event period, for the 'centred' read timing.
+from thymio_road.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
+
+#: Report eq. (1), the barcode bit (§5) and the event period, for the matched reading.
 SPEED_CM_PER_UNIT = 0.032
-BIT_CM = 2.7
+BIT_CM = BIT_LENGTH * 100
 EVENT_PERIOD = 0.1
 
 
@@ -66,22 +68,27 @@ class ControllerParams:
     #: near its reference — see docs/barcodes.md for why this removes the right-turn triggers.
     trigger_security: str = 'report'
     black_ratio: float = 0.3
-    #: 'report': samples at counts 1 + ((2k+1)·interval − 1)/2 in integer arithmetic, as in
-    #: Appendix A; 'centred': samples at the middle of each 2.7 cm bit for the speed's distance
-    #: per event (eq. 1), which removes the early sampling of even intervals (docs/barcodes.md).
-    read_timing: str = 'report'
+    #: 'report': one sample per bit at counts 1 + ((2k+1)·interval − 1)/2 in integer arithmetic,
+    #: as in Appendix A; 'matched': a sample at every event, decoded as the code that explains
+    #: them best for the speed's distance per event (eq. 1) — see docs/barcodes.md.
+    read_method: str = 'report'
     #: Act on the codes read (speed changes, intersections); off for reading experiments.
     barcode_actions: bool = True
+    #: The robot's speed calibration (report §10): motor commands are multiplied by it so that
+    #: this robot drives at the reference robot's speed ("command × counts = constant").
+    speed_factor: float = 1.0
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
             raise ValueError(f"avoidance must be 'v1', 'v2' or 'off', got {self.avoidance!r}")
-        if self.read_timing not in ('report', 'centred'):
-            raise ValueError(f"read_timing must be 'report' or 'centred', got {self.read_timing!r}")
+        if self.read_method not in ('report', 'matched'):
+            raise ValueError(f"read_method must be 'report' or 'matched', got {self.read_method!r}")
         if self.trigger_security not in ('report', 'strict'):
             raise ValueError(f"trigger_security must be 'report' or 'strict', got {self.trigger_security!r}")
         if not 0 < self.grey_thresh < 1023:
             raise ValueError(f'grey_thresh must be in 1..1022, got {self.grey_thresh}')
+        if not 0.5 <= self.speed_factor <= 2.0:
+            raise ValueError(f'speed_factor must be in [0.5, 2], got {self.speed_factor}')
         if not 0 < self.black_ratio < 1:
             raise ValueError(f'black_ratio must be in (0, 1), got {self.black_ratio}')
         for name in ('speed_low', 'speed_med', 'speed_high'):
@@ -125,12 +132,13 @@ class RoadController:
         if self.state is State.STOP:
             return 0, 0
         follow, read = int(ground[0]), int(ground[1])
-        motors = self._follow_line(follow, [int(v) for v in prox])
+        left, right = self._follow_line(follow, [int(v) for v in prox])
         if self.state is State.ROAD and self._triggers(follow, read):
             self._start_read(follow, read)
         if self.state is State.READ:
             self._read(read)
-        return motors
+        f = self.params.speed_factor
+        return (left, right) if f == 1.0 else (_clip(round(left * f)), _clip(round(right * f)))
 
     def stop(self) -> None:
         """The centre button: stop whatever the state (§3, STOP)."""
@@ -156,17 +164,19 @@ class RoadController:
         """Events per bit: interval = 2·SPEED_HIGH / speed (eq. 2), integer as on the robot."""
         return adiv(2 * self.params.speed_high, max(abs(self.speed), 1))
 
+    @property
+    def step_cm(self) -> float:
+        """Distance travelled per event at the current speed, by eq. (1)."""
+        return max(abs(self.speed), 1) * SPEED_CM_PER_UNIT * EVENT_PERIOD
+
     def read_schedule(self) -> tuple[int, int, int, int]:
-        """READ counts (the trigger event is 1) of the three samples and of the end."""
-        if self.params.read_timing == 'centred':
-            # Distance per event from eq. (1); the trigger happened somewhere in the last event's
-            # travel, so aim each sample half an event before the bit's middle.
-            step = max(abs(self.speed), 1) * SPEED_CM_PER_UNIT * EVENT_PERIOD
-            samples = tuple(1 + round((BIT_CM * (k + 0.5) - step / 2) / step) for k in (1, 2, 3))
-            end = 1 + math.ceil(4 * BIT_CM / step)
-            return samples + (max(end, samples[-1] + 1),)  # type: ignore[return-value]
+        """READ counts (the trigger event is 1) of the three samples and of the end (Appendix A)."""
         i = self.interval
         return tuple(1 + adiv((2 * k + 1) * i - 1, 2) for k in (1, 2, 3, 4))  # type: ignore[return-value]
+
+    def _matched_end(self) -> int:
+        """Count at which a matched read has seen the whole barcode (and left its last bit)."""
+        return 1 + math.ceil((4 * BIT_CM + BLACK_MARGIN_CM) / self.step_cm)
 
     def _triggers(self, follow: int, read: int) -> bool:
         p = self.params
@@ -186,18 +196,26 @@ class RoadController:
 
     def _read(self, read: int) -> None:
         self.counter_read += 1
-        first, second, third, end = self.read_schedule()
         c = self.counter_read
-        if c in (first, second, third):
+        if self.params.read_method == 'matched':
             self.samples.append(read)
-            if read < self.params.grey_thresh:
-                self.code += {first: 1, second: 2, third: 4}[c]
-        elif c == end:
-            self.events.append(Event('barcode', {'code': self.code, 'speed': self.speed,
-                                                 'interval': self.interval, 'samples': self.samples}))
-            self._set_state(self.old_state)
-            if self.state is State.ROAD and self.params.barcode_actions:
-                self._apply_road_code(self.code)
+            if c < self._matched_end():
+                return
+            black = [v < self.params.grey_thresh for v in self.samples]
+            self.code = decode_matched(black, self.step_cm)
+        else:
+            first, second, third, end = self.read_schedule()
+            if c in (first, second, third):
+                self.samples.append(read)
+                if read < self.params.grey_thresh:
+                    self.code += {first: 1, second: 2, third: 4}[c]
+            if c != end:
+                return
+        self.events.append(Event('barcode', {'code': self.code, 'speed': self.speed,
+                                             'interval': self.interval, 'samples': self.samples}))
+        self._set_state(self.old_state)
+        if self.state is State.ROAD and self.params.barcode_actions:
+            self._apply_road_code(self.code)
 
     def _apply_road_code(self, code: int) -> None:
         """Table 6, on the road: 1-3 set the speed; 4-7 announce intersections (issue #4)."""

@@ -50,12 +50,17 @@ class ReadScore:
                 'trigger_rate': self.trigger_rate, 'success_rate': self.success_rate}
 
 
-def score(world_events: list[dict], robot_events: list[dict], robot: str) -> ReadScore:
-    """Match one robot's triggers and decoded codes to the barcodes it passed (4-bit ones)."""
+def score(world_events: list[dict], robot_events: list[dict], robot: str,
+          until: float = float('inf')) -> ReadScore:
+    """Match one robot's triggers and decoded codes to the barcodes it passed (4-bit ones).
+
+    Passes begun after `until` are left out (a run that ends mid-barcode cannot finish the read).
+    """
     passes: list[Pass] = []
     last_enter: dict[str, float] = {}
     for e in world_events:
-        if e.get('kind') != 'barcode_enter' or e.get('robot') != robot or e.get('bits', 4) < 2:
+        if (e.get('kind') != 'barcode_enter' or e.get('robot') != robot or e.get('bits', 4) < 2
+                or e['t'] > until):
             continue
         previous = last_enter.get(e['barcode'])
         last_enter[e['barcode']] = e['t']

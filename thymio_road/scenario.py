@@ -149,7 +149,17 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     start = f.optional('start', float, 0.0)
     prefix = f.optional('name_prefix', str, 'thymio')
     overrides = f.optional('overrides', dict, {})
+    calibration_file = f.optional('calibration', str, '')
     f.done()
+    if calibration_file:
+        # Per-robot parameters measured by `thymio-road calibrate` (report §10); explicit
+        # overrides in the scenario win over them.
+        path = Path(source).parent / calibration_file
+        calibrated = load_yaml(path, ScenarioError) or {}
+        if not isinstance(calibrated, dict):
+            raise ScenarioError(f'{path}: must map robot names to controller parameters')
+        overrides = {name: {**calibrated.get(name, {}), **overrides.get(name, {})}
+                     for name in set(calibrated) | set(overrides)}
     if not 1 <= count <= 1000:
         raise ScenarioError(f'{source}: scenario.robots.count: must be 1..1000, got {count}')
     try:
@@ -212,6 +222,7 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
         'scenario_file': str(scenario.source),
         'robot_count': len(scenario.robots),
         'seed': scenario.seed,
+        **dataclasses.asdict(world_params(scenario)),
     })]
     for entry in scenario.robots:
         params = {**dataclasses.asdict(ControllerParams(**entry.controller)), 'use_sim_time': True}

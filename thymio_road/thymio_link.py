@@ -14,6 +14,9 @@ from typing import Any, Generator, Sequence
 
 from thymio_road.driver import AsebaProgram, LinkError, LinkLost
 
+#: How long closing waits for the TDM to confirm "motors 0" and the unlock.
+CLOSE_TIMEOUT = 0.5
+
 #: (module, name[.attribute]) of everything this adapter uses from tdmclient.
 TDMCLIENT_API: tuple[tuple[str, str], ...] = (
     ('tdmclient', 'ClientAsync'),                                   # ClientAsync(tdm_addr=, tdm_port=, zeroconf=)
@@ -35,7 +38,8 @@ TDMCLIENT_API: tuple[tuple[str, str], ...] = (
     ('tdmclient.clientasyncnode', 'ClientAsyncNode.watch'),
     ('tdmclient.clientasyncnode', 'ClientAsyncNode.run'),
     ('tdmclient.clientnode', 'ClientNode.send_send_events'),
-    ('tdmclient.clientnode', 'ClientNode.send_set_variables'),
+    ('tdmclient.clientasyncnode', 'ClientAsyncNode.set_variables'),
+    ('tdmclient.clientasyncnode', 'ClientAsyncNode.unlock'),
     ('tdmclient.clientnode', 'ClientNode.send_unlock_node'),
     ('tdmclient.tcp', 'TDMConnection.comm_error'),                  # instance attribute
 )
@@ -129,14 +133,19 @@ class TdmLink:
         node, client = self.node, self.client
         self.node = self.client = None
         self._events = []
-        if node is not None:
+        if node is not None and client is not None and client.tdm is not None \
+                and not getattr(client.tdm, 'comm_error', None):
             # Belt and braces: zero the motor variables directly (works whatever runs on the
             # robot), then unlock so another program (or Thymio Suite) can take the robot.
-            for call in (lambda: node.send_set_variables({'motor.left.target': [0], 'motor.right.target': [0]}),
-                         lambda: node.send_unlock_node(ignore_disconnected_error=True)):
+            # Both wait (briefly) for the TDM's answer so they are through before the socket closes.
+            try:
+                self._run(node.set_variables({'motor.left.target': [0], 'motor.right.target': [0]}),
+                          'stop the motors', CLOSE_TIMEOUT)
+                self._run(node.unlock(), 'unlock', CLOSE_TIMEOUT)
+            except Exception:  # noqa: BLE001 - the link may already be gone
                 try:
-                    call()
-                except Exception:  # noqa: BLE001 - the link may already be gone
+                    node.send_unlock_node(ignore_disconnected_error=True)
+                except Exception:  # noqa: BLE001
                     pass
         if client is not None:
             for call in (client.disconnect, client.close):
@@ -168,15 +177,16 @@ class TdmLink:
                                 f'{self.timeout} s; robots seen: {seen}')
             time.sleep(0.05)
 
-    def _run(self, coroutine: Generator, what: str) -> Any:
-        """Step a tdmclient coroutine to its result, giving up after `timeout`."""
-        deadline = time.monotonic() + self.timeout
+    def _run(self, coroutine: Generator, what: str, timeout: float | None = None) -> Any:
+        """Step a tdmclient coroutine to its result, giving up after `timeout` (default: the link's)."""
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
         try:
             while True:
                 coroutine.send(None)
                 if time.monotonic() > deadline:
                     coroutine.close()
-                    raise LinkError(f'no answer from the TDM within {self.timeout} s ({what})')
+                    raise LinkError(f'no answer from the TDM within {timeout} s ({what})')
         except StopIteration as stop:
             return stop.value
         except LinkError:

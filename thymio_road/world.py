@@ -18,6 +18,8 @@ from thymio_road.sensors import GroundSensing, ProxSensing, sheet_walls
 
 #: A robot whose follow sensor stays off the road this long has lost the road (one loss).
 ROAD_LOSS_TIME = 0.3
+#: Longest integration step while a wheel is still approaching its target speed.
+LAG_STEP = 0.02
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,9 @@ class WorldParams:
     #: whenever robots are close enough to touch.
     physics_dt: float = 0.01
     motor_noise: float = rm.MOTOR_NOISE
+    #: Time constant of the wheels reaching a new target speed (the Thymio's motor regulator);
+    #: 0 makes speed changes instant.
+    motor_time_constant: float = 0.0
     #: Robot-to-robot spread of the motor gain (the report calibrates it away, §10).
     motor_gain_spread: float = 0.03
     ground_noise: float = rm.GROUND_NOISE
@@ -49,7 +54,7 @@ class WorldParams:
     def __post_init__(self) -> None:
         if not 0.0005 <= self.physics_dt <= 0.05:
             raise ValueError(f'physics_dt must be in [0.0005, 0.05] s, got {self.physics_dt}')
-        for name in ('motor_noise', 'motor_gain_spread', 'ground_noise', 'prox_noise',
+        for name in ('motor_noise', 'motor_time_constant', 'motor_gain_spread', 'ground_noise', 'prox_noise',
                      'odometry_scale_spread'):
             if getattr(self, name) < 0:
                 raise ValueError(f'{name} must be >= 0, got {getattr(self, name)}')
@@ -78,6 +83,7 @@ class World:
         self.movable = np.array([not s.static for s in self.specs], dtype=bool)
         self.targets = np.zeros((n, 2), dtype=int)
         self.wheel = np.zeros((n, 2))
+        self.target = np.zeros((n, 2))
         self.gain = 1.0 + self.rng.normal(0.0, params.motor_gain_spread, (n, 2))
         self.odom_scale = 1.0 + self.rng.normal(0.0, params.odometry_scale_spread, (n, 2))
         # Each robot's "prox" event has its own phase in the 0.1 s period, on the world's tick.
@@ -115,8 +121,10 @@ class World:
         self.targets[i] = (left, right)
         nl, nr = self.motor_noise.pair()
         sigma = self.params.motor_noise
-        self.wheel[i, 0] = rm.wheel_speed_scalar(left) * self.gain[i, 0] * (1.0 + sigma * nl)
-        self.wheel[i, 1] = rm.wheel_speed_scalar(right) * self.gain[i, 1] * (1.0 + sigma * nr)
+        self.target[i, 0] = rm.wheel_speed_scalar(left) * self.gain[i, 0] * (1.0 + sigma * nl)
+        self.target[i, 1] = rm.wheel_speed_scalar(right) * self.gain[i, 1] * (1.0 + sigma * nr)
+        if self.params.motor_time_constant == 0:
+            self.wheel[i] = self.target[i]
 
     # --- time ----------------------------------------------------------------------------------
     def sync(self, i: int, t: float) -> None:
@@ -165,7 +173,7 @@ class World:
         for i in range(len(poses)):
             dt = t - self.clock[i]
             if dt > 0 and self.movable[i]:
-                _arc(poses[i], self.wheel[i, 0], self.wheel[i, 1], dt)
+                self._drive(i, dt, poses[i], None, self.wheel[i].copy())
         return poses
 
     def _move(self, i: int, t: float) -> None:
@@ -175,13 +183,33 @@ class World:
         self.clock[i] = t
         if not self.movable[i]:
             return
-        vl, vr = self.wheel[i]
-        if vl == 0.0 and vr == 0.0:
+        if not (self.wheel[i].any() or self.target[i].any()):
             return
         x0, y0 = self.poses[i, 0], self.poses[i, 1]
-        _arc(self.poses[i], vl, vr, dt)
-        _arc(self.odom[i], vl * self.odom_scale[i, 0], vr * self.odom_scale[i, 1], dt)
+        self._drive(i, dt, self.poses[i], self.odom[i], self.wheel[i])
         self.distance[i] += math.hypot(self.poses[i, 0] - x0, self.poses[i, 1] - y0)
+
+    def _drive(self, i: int, dt: float, pose: np.ndarray, odom: np.ndarray | None,
+               wheel: np.ndarray) -> None:
+        """Move `pose` (and `odom`) by dt while `wheel` approaches robot i's target speeds."""
+        tau = self.params.motor_time_constant
+        target = self.target[i]
+        steps = 1 if tau == 0 or not (wheel - target).any() else max(1, math.ceil(dt / LAG_STEP))
+        h = dt / steps
+        for _ in range(steps):
+            if tau == 0:
+                vl, vr = target
+            else:
+                # Mean speed over the sub-step of an exponential approach to the target.
+                decay = math.exp(-h / tau)
+                mean = target + (wheel - target) * (tau / h) * (1.0 - decay)
+                vl, vr = mean
+                wheel[:] = target + (wheel - target) * decay
+            _arc(pose, vl, vr, h)
+            if odom is not None:
+                _arc(odom, vl * self.odom_scale[i, 0], vr * self.odom_scale[i, 1], h)
+        if tau == 0:
+            wheel[:] = target
 
     # --- sensing -------------------------------------------------------------------------------
     def due(self, tick: int) -> np.ndarray:

@@ -13,6 +13,7 @@ result is checked against rosbags' own decoder on the first and last message of 
 """
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import struct
@@ -264,18 +265,73 @@ def _salvage_mcap(path: Path, storage: Path, first_error: str) -> Recording:
                 if reader.statistics else 0
         topics = {c.topic: c.msgtype for c in conns}
         wanted = [c for c in conns if _wanted(c.topic, c.msgtype)]
-        raw = _collect(reader.messages_scan(wanted), problems, path)
+        f.seek(data_end)
+        tail = f.read()
+        partial: list = []
+        partial_topics = _partial_chunk(tail, {c.id: (c.topic, c.msgtype) for c in conns}, partial)
+        topics.update(partial_topics)
+        for conn, _, _ in partial:
+            counts[conn.topic] = counts.get(conn.topic, 0) + 1
+        wanted_partial = ((c, t, d) for c, t, d in partial if _wanted(c.topic, c.msgtype))
+        raw = _collect(itertools.chain(reader.messages_scan(wanted), wanted_partial), problems, path)
+        if not any(counts.values()):
+            raise BagError(f'{path}: cannot read this recording ({first_error}); {storage.name} is cut '
+                           f'short at byte {size} and holds no complete message')
         store = _typestore()
-        stats = reader.statistics
-        start = stats.start_time / 1e9 if stats and stats.message_count else 0.0
-        end = stats.end_time / 1e9 if stats and stats.message_count else 0.0
+        start, end = _span(raw)
         rec = _build(path, 'mcap (salvaged)', topics, counts, start, end, raw,
                      store.deserialize_cdr, problems)
     if size > data_end:
+        saved = f'; {len(partial)} messages were recovered from it' if partial else ''
         rec.problems.append(f'{size - data_end} bytes at the end of {storage.name} are an '
-                            f'incomplete record and were skipped; the recording ends at '
-                            f'{rec.end:.1f} s')
+                            f'incomplete record{saved}; the recording ends at {rec.end:.1f} s')
     return rec
+
+
+def _partial_chunk(tail: bytes, channels: dict[int, tuple[str, str]], out: list) -> dict[str, str]:
+    """Messages of an uncompressed MCAP chunk cut short (the usual state after a crash).
+
+    Appends (connection-like, time ns, data) to `out` for every complete message record and
+    returns the topics of channels first declared in that chunk.
+    """
+    if len(tail) < 9 + 32 or tail[0] != 0x06:
+        return {}
+    body = memoryview(tail)[9:]
+    (clen,) = struct.unpack_from('<I', body, 28)
+    if clen != 0 or len(body) < 40:  # compressed chunks cannot be read in part
+        return {}
+    records = body[40:]
+    schema_names: dict[int, str] = {}
+    new_topics: dict[str, str] = {}
+    pos = 0
+    while pos + 9 <= len(records):
+        op, length = struct.unpack_from('<BQ', records, pos)
+        end = pos + 9 + length
+        if end > len(records):
+            break
+        rec = records[pos + 9:end]
+        if op == 0x03:
+            sid, n = struct.unpack_from('<HI', rec, 0)
+            schema_names[sid] = bytes(rec[6:6 + n]).decode()
+        elif op == 0x04:
+            cid, sid, n = struct.unpack_from('<HHI', rec, 0)
+            topic = bytes(rec[8:8 + n]).decode()
+            msgtype = schema_names.get(sid, '')
+            channels.setdefault(cid, (topic, msgtype))
+            new_topics[topic] = msgtype
+        elif op == 0x05:
+            cid, _, log_time = struct.unpack_from('<HIQ', rec, 0)
+            if cid in channels:
+                topic, msgtype = channels[cid]
+                out.append((_Conn(topic, msgtype), log_time, bytes(rec[22:])))
+        pos = end
+    return new_topics
+
+
+@dataclass(frozen=True)
+class _Conn:
+    topic: str
+    msgtype: str
 
 
 # --- decoding -----------------------------------------------------------------------------------

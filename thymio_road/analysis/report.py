@@ -218,14 +218,16 @@ def _timeline_figure(analysis: Analysis, rec: Recording, path: Path) -> Path:
     ax.set_yticks(range(len(pairs)), [f'{a}–{b}' for a, b in pairs])
     ax.set_title('Collisions (red) and near misses (orange)')
     ax = axes[1]
+    plotted = False
     for r in rec.robots:
         laps = [e for e in analysis.laps if e['robot'] == r and e['lap_time_s'] is not None]
         if laps:
             ax.plot([e['crossed_start_s'] for e in laps], [e['lap_time_s'] for e in laps], 'o-',
                     ms=3, label=r)
+            plotted = True
     ax.set_ylabel('lap time [s]')
     ax.set_xlabel('time [s]')
-    if analysis.laps and len(rec.robots) <= 20:
+    if plotted and len(rec.robots) <= 20:
         ax.legend(fontsize='small', ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

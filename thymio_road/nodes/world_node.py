@@ -21,7 +21,7 @@ import numpy as np
 from thymio_road import msgs
 from thymio_road import robot_model as rm
 from thymio_road.scenario import load_scenario, robot_specs, world_params
-from thymio_road.world import World
+from thymio_road.world import World, WorldParams
 
 MARKER_PERIOD_TICKS = 10
 
@@ -37,8 +37,11 @@ class WorldNode:
         # 0 robots / seed -1 mean "as the scenario file says".
         self.scenario = load_scenario(scenario_file, robots=count or None,
                                       seed=None if seed < 0 else seed)
-        self.world = World(self.scenario.road_map, robot_specs(self.scenario),
-                           world_params(self.scenario), seed=self.scenario.seed)
+        defaults = world_params(self.scenario)
+        params = WorldParams(**{name: node.declare_parameter(name, getattr(defaults, name)).value
+                                for name in WorldParams.__dataclass_fields__})
+        self.world = World(self.scenario.road_map, robot_specs(self.scenario), params,
+                           seed=self.scenario.seed)
         self.dt = self.world.params.physics_dt
         self.tick = 0
         self.names = [s.name for s in self.world.specs]

@@ -1,0 +1,64 @@
+"""The report's speed calibration (§10, Appendix B), run on simulated robots.
+
+Each robot line-follows a straight calibration strip at a reference command and counts "prox"
+events until its reading sensor meets the black bar at the end. A robot that needs more counts
+than the reference robot is slower, so its commands are scaled by counts / reference counts
+("command × counts = constant"). The result is each robot's `speed_factor` controller parameter.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import yaml
+
+from thymio_road.controller import ControllerParams, RoadController
+from thymio_road.map import parse_map
+from thymio_road.world import RobotSpec, World, WorldParams, start_pose_on_road
+
+STRIP_LENGTH = 0.6
+REFERENCE_COMMAND = 260
+_STRIP = {'name': 'calibration_strip', 'size': [STRIP_LENGTH + 0.4, 0.3],
+          'roads': [{'id': 'strip', 'start': [0.1, 0.15, 0], 'pieces': [{'straight': STRIP_LENGTH + 0.2}]}],
+          'marks': [{'id': 'stop', 'road': 'strip', 'at': STRIP_LENGTH}]}
+
+
+def count_events(world: World, i: int, command: int, limit: int = 10_000) -> int:
+    """Events robot i needs, line-following at `command`, until its reading sensor sees black."""
+    controller = RoadController(ControllerParams(speed=command, barcode_actions=False,
+                                                 grey_thresh=400, avoidance='off'))
+    t = 0.0
+    for count in range(1, limit):
+        t += 0.1
+        world.sync(i, t)
+        ground = world.read_ground(i)
+        if ground[1] < controller.params.grey_thresh and count > 5:
+            return count
+        world.command(i, *controller.step((ground[0], 1023), [0] * 7), at=t)
+    raise RuntimeError(f'robot {world.specs[i].name} never reached the calibration bar')
+
+
+def calibrate(robot_count: int, seed: int, params: WorldParams, command: int = REFERENCE_COMMAND
+              ) -> dict[str, float]:
+    """Speed factors of the robots a world with this seed and robot count creates."""
+    strip = parse_map(_STRIP, 'calibration strip')
+    pose = start_pose_on_road(strip, 'strip', 0.05)
+    # The robots' motor gains depend only on the seed and their index, not on the map.
+    world = World(strip, [RobotSpec(f'r{k}', *pose) for k in range(robot_count)], params, seed)
+    exact = replace(params, motor_gain_spread=0.0, motor_noise=0.0)
+    reference = count_events(World(strip, [RobotSpec('ref', *pose)], exact, seed), 0, command)
+    factors = {}
+    for i in range(robot_count):
+        # One robot at a time on the strip: the others are parked far away.
+        world.poses[:, 1] = 10.0
+        world.poses[i] = pose
+        world.clock[:] = 0.0
+        factors[i] = round(count_events(world, i, command) / reference, 3)
+    return factors
+
+
+def write_overrides(names: list[str], factors: dict[int, float], path: Path) -> None:
+    """A YAML file of per-robot controller overrides (`robots: calibration:` in a scenario)."""
+    data = {name: {'speed_factor': factors[i]} for i, name in enumerate(names)}
+    path.write_text('# Speed calibration (report §10): command × counts = constant.\n'
+                    + yaml.safe_dump(data, sort_keys=True))
