@@ -453,7 +453,7 @@ def svg_page(page: Page, defs: str, body: str) -> str:
             f'height="{_f(page.height)}mm" viewBox="0 0 {_f(page.width)} {_f(page.height)}">\n'
             f'<defs>\n<clipPath id="content"><rect x="{_f(cx)}" y="{_f(page.height - cy - ch)}" '
             f'width="{_f(cw)}" height="{_f(ch)}"/></clipPath>\n{defs}\n</defs>\n'
-            f'<rect width="100%" height="100%" fill="#ffffff"/>\n'
+            f'<rect x="0" y="0" width="{_f(page.width)}" height="{_f(page.height)}" fill="#ffffff"/>\n'
             f'<g clip-path="url(#content)"><g transform="matrix({_f(k)} 0 0 {_f(-k)} {_f(e)} {_f(f)})">\n'
             f'{body}\n</g></g>\n{_svg_marks(page)}\n</svg>\n')
 

@@ -1,0 +1,296 @@
+"""`thymio-road map export`: the vector print reproduces the simulator's raster, to the millimetre.
+
+The exported SVG is rasterised with resvg and the PDF with PDFium (both from PyPI, independent of
+the exporter), then compared with ``RoadMap.grey``; widths, radii and bit lengths are measured on
+renders of small windows at 10 px/mm.
+"""
+from __future__ import annotations
+
+import io
+import math
+import re
+
+import numpy as np
+import pypdfium2 as pdfium
+import pytest
+import resvg_py
+from PIL import Image
+from scipy import ndimage
+
+from thymio_road.barcode import BIT_LENGTH
+from thymio_road.export import PAGES, PT_PER_MM, ExportError, export_map, tile_layout
+from thymio_road.map import Arc, Straight, parse_map
+
+import yaml
+
+#: One open road with a left and a right turn, two barcodes (one on an arc) and a mark.
+MAP = """
+name: export_test
+size: [0.8, 0.6]
+roads:
+  - id: s
+    start: [0.08, 0.12, 0]
+    pieces:
+      - straight: 0.25
+      - arc: {radius: 0.15, angle_deg: 90}
+      - straight: 0.05
+      - arc: {radius: 0.12, angle_deg: -90}
+      - straight: 0.15
+barcodes:
+  - {id: on_straight, road: s, at: 0.05, code: 5}
+  - {id: on_left_arc, road: s, at: 0.29, code: 6}
+marks:
+  - {id: mark, road: s, at: 0.76}
+"""
+PX_PER_MM = 10
+
+
+@pytest.fixture(scope='module')
+def road_map():
+    return parse_map(yaml.safe_load(MAP), 'export_test.yaml')
+
+
+@pytest.fixture(scope='module')
+def svg(road_map, tmp_path_factory):
+    path = tmp_path_factory.mktemp('export') / 'map.svg'
+    export_map(road_map, path)
+    return path.read_text()
+
+
+def _render_svg(text: str, **options) -> np.ndarray:
+    png = resvg_py.svg_to_bytes(svg_string=text, **options)
+    return np.asarray(Image.open(io.BytesIO(png)).convert('L'), dtype=float) / 255
+
+
+def _window(svg_text: str, road_map, x0, y0, x1, y1, k=PX_PER_MM):
+    """Render the map window [x0, x1] × [y0, y1] (metres) at k px/mm; row 0 at y1."""
+    h = road_map.height * 1000
+    X0, Y0, X1, Y1 = (v * 1000 for v in (x0, y0, x1, y1))
+    text = re.sub(r'width="[^"]*" height="[^"]*" viewBox="[^"]*"',
+                  f'width="{(X1 - X0) * k:.0f}" height="{(Y1 - Y0) * k:.0f}" '
+                  f'viewBox="{X0} {h - Y1} {X1 - X0} {Y1 - Y0}"', svg_text, count=1)
+    img = _render_svg(text)
+
+    def sample(x, y):
+        """Bilinear grey at map points (metres)."""
+        col = (np.asarray(x) * 1000 - X0) * k - 0.5
+        row = (Y1 - np.asarray(y) * 1000) * k - 0.5
+        return ndimage.map_coordinates(img, [row, col], order=1, mode='nearest')
+    return sample
+
+
+def _interior(road_map, margin=0.001):
+    """Road pixels at least `margin` inside the road's edges, and pixels far from any ink."""
+    rows, cols = road_map.shape
+    ys, xs = (np.mgrid[0:rows, 0:cols] + 0.5) * road_map.resolution
+    best = np.full(road_map.shape, np.inf)
+    for road in road_map.roads:
+        for piece in road.pieces:
+            s, u = piece.local(xs, ys)
+            inside = (s >= 0) & (s <= piece.length)
+            best = np.where(inside, np.minimum(best, np.abs(u)), best)
+    road = (road_map.road_index >= 0) & (best <= road_map.road_width / 2 - margin)
+    ink = (road_map.grey < 1.0) | (road_map.road_index >= 0) | (road_map.barcode_index >= 0)
+    paper = ~ndimage.binary_dilation(ink, iterations=2)
+    in_bar = (road_map.barcode_index >= 0) & (road_map.road_index < 0)
+    # each bit colour on its own, so that pixels on a boundary between two bits are left out
+    bars = ndimage.binary_erosion(in_bar & (road_map.grey == 0), iterations=2) | \
+        ndimage.binary_erosion(in_bar & (road_map.grey == 1), iterations=2)
+    return road, paper, bars
+
+
+def test_svg_raster_matches_the_simulator_raster(road_map, svg):
+    img = _render_svg(svg, dpi=25.4, shape_rendering='crisp_edges')[::-1]  # 1 px per mm, row 0 at y = 0
+    assert img.shape == road_map.shape
+    road, paper, bars = _interior(road_map)
+    diff = np.abs(img - road_map.grey)
+    assert road.sum() > 20000 and bars.sum() > 500
+    assert diff[road].max() <= 0.01           # the gradients, straight and radial (8-bit rounding)
+    assert diff[bars].max() <= 0.01           # barcode bits: black and white where the raster has them
+    assert (img[paper] == 1.0).all()          # nothing printed where the raster is paper
+    assert (diff <= 0.02).mean() >= 0.995     # the rest is where a pixel centre sits on an edge
+
+
+def test_pdf_raster_matches_the_simulator_raster(road_map, tmp_path):
+    path = tmp_path / 'map.pdf'
+    export_map(road_map, path)
+    page = pdfium.PdfDocument(path)[0]
+    w, h = page.get_size()
+    assert (w / PT_PER_MM, h / PT_PER_MM) == pytest.approx((800, 600), abs=0.01)  # 1:1
+    k = 4  # px per mm, averaged down to the raster's 1 mm pixels
+    img = np.asarray(page.render(scale=k / PT_PER_MM).to_pil().convert('L'), dtype=float) / 255
+    rows, cols = road_map.shape
+    img = img[-rows * k:, :cols * k].reshape(rows, k, cols, k).mean(axis=(1, 3))[::-1]
+    road, paper, bars = _interior(road_map)
+    diff = np.abs(img - road_map.grey)
+    assert diff[road].max() <= 0.02
+    # PDFium places edges a fraction of a pixel (~0.15 mm) off; bits are pure black or white,
+    # so along a radial bit boundary that shows as a few per cent of grey
+    assert diff[bars].max() <= 0.06
+    assert (img[paper] >= 0.999).all()
+
+
+def _edges(profile: np.ndarray, positions: np.ndarray) -> tuple[float, float]:
+    """Where a road profile starts and ends: the white end from a straight-line fit of the
+    gradient (it reaches paper white at the road's left edge), the black end from the step."""
+    inked = profile < 0.97
+    idx = np.flatnonzero(inked)
+    ramp = idx[(profile[idx] > 0.1) & (profile[idx] < 0.9)]
+    slope, intercept = np.polyfit(positions[ramp], profile[ramp], 1)
+    white_end = (1.0 - intercept) / slope
+    # the black edge: the half-way crossing between black and paper beyond it
+    black = positions[idx[np.argmin(profile[idx])]]
+    beyond = np.sign(black - white_end)
+    j = np.flatnonzero((np.sign(positions - black) == beyond) & (profile > 0.5))[0 if beyond > 0 else -1]
+    i = j - 1 if beyond > 0 else j + 1
+    f = (0.5 - profile[i]) / (profile[j] - profile[i])
+    black_edge = positions[i] + f * (positions[j] - positions[i])
+    return float(white_end), float(black_edge)
+
+
+def test_road_width_on_a_straight_and_on_both_turns_within_half_a_millimetre(road_map, svg):
+    road = road_map.roads[0]
+    width = road_map.road_width
+    checks = []
+    for piece in road.pieces:
+        mid = piece.length / 2
+        x, y, th = piece.pose_at(mid)
+        # across the road, positive left; not into the bits, which start 2 mm right of the road
+        u = np.linspace(-0.0165, 0.025, 831)
+        px, py = x - np.sin(th) * u, y + np.cos(th) * u
+        sample = _window(svg, road_map, px.min() - 0.003, py.min() - 0.003, px.max() + 0.003,
+                         py.max() + 0.003)
+        white, black = _edges(sample(px, py), u)
+        checks.append((type(piece).__name__, white, black))
+        assert white == pytest.approx(width / 2, abs=0.0005), checks[-1]   # white on the left edge
+        assert black == pytest.approx(-width / 2, abs=0.0005), checks[-1]  # black on the right edge
+        assert white - black == pytest.approx(width, abs=0.0005)
+        if isinstance(piece, Arc):  # the centre line lies on the arc's radius
+            assert abs((white + black) / 2) < 0.0005
+    assert {c[0] for c in checks} == {'Straight', 'Arc'}
+    assert any(isinstance(p, Arc) and p.turn < 0 for p in road.pieces)
+
+
+def _bit_edges(svg, road_map, barcode):
+    """Arc lengths where the bits change colour, measured along the middle of the bit strip."""
+    road = road_map.road(barcode.road)
+    u_in, u_out = barcode.lateral_span(road_map.road_width)
+    u = -(u_in + u_out) / 2
+    s = np.linspace(barcode.at - 0.01, barcode.end + 0.01, 3000)
+    pts = []
+    for si in s:
+        x, y, th = road.pose_at(si)
+        pts.append((x - np.sin(th) * u, y + np.cos(th) * u))
+    pts = np.array(pts)
+    sample = _window(svg, road_map, pts[:, 0].min() - 0.003, pts[:, 1].min() - 0.003,
+                     pts[:, 0].max() + 0.003, pts[:, 1].max() + 0.003)
+    grey = sample(pts[:, 0], pts[:, 1])
+    black = grey < 0.5
+    k = np.flatnonzero(black[1:] != black[:-1])
+    f = (0.5 - grey[k]) / (grey[k + 1] - grey[k])
+    return s[k] + f * (s[k + 1] - s[k]), black
+
+
+@pytest.mark.parametrize('name', ['on_straight', 'on_left_arc', 'mark'])
+def test_barcode_bits_are_2_7_cm_within_half_a_millimetre(road_map, svg, name):
+    barcode = next(b for b in road_map.barcodes if b.id == name)
+    edges, _ = _bit_edges(svg, road_map, barcode)
+    bits = barcode.bit_values
+    # colour changes expected at the start, between differing bits, and at the end
+    expected = [barcode.at] + [barcode.at + k * BIT_LENGTH for k in range(1, len(bits))
+                               if bits[k] != bits[k - 1]]
+    if bits[-1] == 1:
+        expected.append(barcode.end)
+    assert len(edges) == len(expected), (edges, expected)
+    assert np.abs(edges - np.array(expected)).max() <= 0.0005
+    if name == 'on_straight':  # code 5 = trigger 1, then 1, 0, 1 (LSB first)
+        assert bits == (1, 1, 0, 1)
+        assert edges[1] - edges[0] == pytest.approx(2 * BIT_LENGTH, abs=0.0005)
+
+
+def test_barcode_strip_is_where_the_reading_sensor_runs(road_map, svg):
+    barcode = next(b for b in road_map.barcodes if b.id == 'on_straight')
+    road = road_map.road(barcode.road)
+    x, y, th = road.pose_at(barcode.at + BIT_LENGTH / 2)  # the black trigger bit
+    u = np.linspace(-0.045, -0.005, 801)
+    px, py = x - np.sin(th) * u, y + np.cos(th) * u
+    sample = _window(svg, road_map, px.min() - 0.003, py.min() - 0.003, px.max() + 0.003, py.max() + 0.003)
+    black = sample(px, py) < 0.5
+    strip = u[black & (u < -road_map.road_width / 2 - 0.0005)]
+    u_in, u_out = barcode.lateral_span(road_map.road_width)
+    assert -strip.max() == pytest.approx(u_in, abs=0.0005)
+    assert -strip.min() == pytest.approx(u_out, abs=0.0005)
+
+
+# --- pages ---------------------------------------------------------------------------------------
+
+def test_tiles_cover_the_sheet_with_overlap_and_fewest_pages():
+    layout = tile_layout(1800, 1100, 'A4')
+    assert layout.cols * layout.rows == min(
+        math.ceil((1800 - 15) / (w - 20 - 15)) * math.ceil((1100 - 15) / (h - 20 - 15))
+        for w, h in (PAGES['A4'], PAGES['A4'][::-1]))
+    assert (layout.cols - 1) * layout.step_x + layout.content_w >= 1800
+    assert (layout.rows - 1) * layout.step_y + layout.content_h >= 1100
+    assert layout.content_w - layout.step_x == pytest.approx(15.0)
+    assert tile_layout(800, 600, 'A0').cols * tile_layout(800, 600, 'A0').rows == 1
+    with pytest.raises(ExportError, match='B5'):
+        tile_layout(800, 600, 'B5')
+
+
+def test_pdf_tiles_are_1_to_1_pieces_of_the_map(road_map, tmp_path):
+    path = tmp_path / 'tiles.pdf'
+    export_map(road_map, path, page='A4')
+    doc = pdfium.PdfDocument(path)
+    layout = tile_layout(800, 600, 'A4')
+    assert len(doc) == 1 + layout.cols * layout.rows
+    preview = doc[0]
+    text = preview.get_textpage().get_text_range()
+    assert 'export_test' in text and f'{layout.cols * layout.rows} A4 pages' in text
+    grey = road_map.grey
+    margin = 10.0
+    for n in range(1, len(doc)):
+        page = doc[n]
+        w, h = (v / PT_PER_MM for v in page.get_size())
+        assert sorted((round(w), round(h))) == [210, 297]
+        row, col = divmod(n - 1, layout.cols)
+        j = layout.rows - 1 - row
+        wx, wy = col * layout.step_x, j * layout.step_y
+        img = np.asarray(page.render(scale=1 / PT_PER_MM * 4).to_pil().convert('L'), dtype=float) / 255
+        H = int(round(h))
+        img = img[-H * 4:, :int(round(w)) * 4].reshape(H, 4, -1, 4).mean(axis=(1, 3))[::-1]
+        # the content area, 1:1, against the raster's window at the tile's map offset
+        cw = int(min(layout.content_w, 800 - wx)) - 1
+        ch = int(min(layout.content_h, 600 - wy)) - 1
+        r0, c0 = int(margin), int(margin)
+        tile = img[r0 + 1:r0 + ch, c0 + 1:c0 + cw]
+        ref = grey[int(wy) + 1:int(wy) + ch, int(wx) + 1:int(wx) + cw]
+        road, _, _ = _interior(road_map)
+        inner = road[int(wy) + 1:int(wy) + ch, int(wx) + 1:int(wx) + cw]
+        if inner.any():
+            assert np.abs(tile - ref)[inner].max() <= 0.03, f'page {n}'
+        text = page.get_textpage().get_text_range()
+        assert f'row {row + 1} of {layout.rows}' in text and f'column {col + 1} of {layout.cols}' in text
+
+
+def test_svg_pages_and_preview_files(road_map, tmp_path):
+    files = export_map(road_map, tmp_path / 'map.svg', page='A3')
+    layout = tile_layout(800, 600, 'A3')
+    names = sorted(p.name for p in files)
+    assert names[0] == 'map-preview.svg' and 'map.svg' in names
+    assert len(files) == 2 + layout.cols * layout.rows
+    tile = (tmp_path / 'map-r1c1.svg').read_text()
+    assert 'width="420mm" height="297mm"' in tile or 'width="297mm" height="420mm"' in tile
+    assert 'stroke-dasharray' in tile  # cut marks where a neighbour overlaps
+    whole = (tmp_path / 'map.svg').read_text()
+    assert whole.count('<radialGradient') == 2 and whole.count('<linearGradient') == 3
+    assert 'width="800mm" height="600mm"' in whole
+
+
+def test_cli_map_export(tmp_path, capsys):
+    from thymio_road.cli import main
+    out = tmp_path / 'oval.pdf'
+    assert main(['map', 'export', 'oval', '--format', 'pdf', '--page', 'A3', '--out', str(out)]) == 0
+    assert "map 'oval' at 1:1" in capsys.readouterr().out
+    assert len(pdfium.PdfDocument(out)) > 2
+    assert main(['map', 'export', 'oval', '--out', str(tmp_path / 'oval.png')]) == 2
+    assert 'unknown format' in capsys.readouterr().err
