@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import matplotlib
 
@@ -47,6 +47,8 @@ class RenderResult:
     start: float
     end: float
     speed: float
+    #: Map point (m) → picture pixel (column, row), for checking what was drawn where.
+    pixel: Callable[[float, float], tuple[float, float]] | None = None
 
 
 def render(bag: str | Path, out: str | Path, *, start: float | None = None, end: float | None = None,
@@ -76,7 +78,7 @@ def render(bag: str | Path, out: str | Path, *, start: float | None = None, end:
         out.parent.mkdir(parents=True, exist_ok=True)
         image.save(out)
         scene.close()
-        return RenderResult(out, 1, when, when, 0.0)
+        return RenderResult(out, 1, when, when, 0.0, scene.pixel)
     if fps <= 0:
         raise RenderError(f'fps must be positive, got {fps}')
     window = hi - lo
@@ -97,7 +99,7 @@ def render(bag: str | Path, out: str | Path, *, start: float | None = None, end:
     else:
         _write_mp4(out, (scene.frame(float(t), step) for t in times), scene.size, fps)
     scene.close()
-    return RenderResult(out, n, float(times[0]), float(times[-1]), speed)
+    return RenderResult(out, n, float(times[0]), float(times[-1]), speed, scene.pixel)
 
 
 def _ffmpeg() -> str | None:
@@ -179,6 +181,9 @@ class _Scene:
         self.fig.canvas.draw()
         self.background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
         self.size = self.fig.canvas.get_width_height()
+        (x0, y0), (x1, y1) = self.ax.transData.transform([(0.0, 0.0), (1.0, 1.0)])
+        height = self.size[1]
+        self.pixel = lambda x, y: (x0 + (x1 - x0) * x, height - (y0 + (y1 - y0) * y))
         self.senders = {r: rec.tx[r] for r in rec.tx}
 
     def frame(self, t: float, step: float) -> Image.Image:
