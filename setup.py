@@ -30,7 +30,7 @@ setup(
         'tdmclient',
     ],
     extras_require={
-        'test': ['pytest', 'mcap', 'mcap-ros2-support', 'hypothesis'],
+        'test': ['pytest', 'mcap', 'mcap-ros2-support', 'hypothesis', 'resvg-py', 'pypdfium2'],
     },
     zip_safe=True,
     maintainer='thymio_road developers',
