@@ -131,21 +131,18 @@ def test_pdf_raster_matches_the_simulator_raster(road_map, tmp_path):
 
 
 def _edges(profile: np.ndarray, positions: np.ndarray) -> tuple[float, float]:
-    """Where a road profile starts and ends: the white end from a straight-line fit of the
-    gradient (it reaches paper white at the road's left edge), the black end from the step."""
-    inked = profile < 0.97
-    idx = np.flatnonzero(inked)
-    ramp = idx[(profile[idx] > 0.1) & (profile[idx] < 0.9)]
+    """Where a road profile (positions increasing to the road's left) starts and ends: the
+    black edge at the half-way crossing of the step from black to paper, the white end where a
+    straight-line fit of the gradient (away from that step) reaches paper white."""
+    k = int(np.argmin(profile))                       # darkest sample, at the black edge
+    j = k - 1
+    while profile[j] < 0.5:                           # towards the right, into the paper
+        j -= 1
+    f = (0.5 - profile[j + 1]) / (profile[j] - profile[j + 1])
+    black_edge = positions[j + 1] + f * (positions[j] - positions[j + 1])
+    ramp = (profile > 0.1) & (profile < 0.9) & (positions > black_edge + 0.0005)
     slope, intercept = np.polyfit(positions[ramp], profile[ramp], 1)
-    white_end = (1.0 - intercept) / slope
-    # the black edge: the half-way crossing between black and paper beyond it
-    black = positions[idx[np.argmin(profile[idx])]]
-    beyond = np.sign(black - white_end)
-    j = np.flatnonzero((np.sign(positions - black) == beyond) & (profile > 0.5))[0 if beyond > 0 else -1]
-    i = j - 1 if beyond > 0 else j + 1
-    f = (0.5 - profile[i]) / (profile[j] - profile[i])
-    black_edge = positions[i] + f * (positions[j] - positions[i])
-    return float(white_end), float(black_edge)
+    return float((1.0 - intercept) / slope), float(black_edge)
 
 
 def test_road_width_on_a_straight_and_on_both_turns_within_half_a_millimetre(road_map, svg):
