@@ -508,7 +508,7 @@ def synthetic(tmp_path_factory):
 
 def test_synthetic_sqlite_bag_per_robot_metrics(synthetic):
     result, rows, _ = synthetic
-    assert result.recording['storage'] == 'rosbag2'
+    assert result.recording['storage'] == 'rosbag2 (sqlite3)'
     assert result.recording['traffic_lights'] == ['light1']
     r1 = rows['r1']
     assert r1['distance_m'] == pytest.approx(0.5 + 0.2 + 0.3, abs=1e-9)

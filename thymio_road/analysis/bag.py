@@ -161,7 +161,7 @@ def _storage_file(path: Path) -> Path | None:
     if path.is_file():
         return path if path.suffix in ('.mcap', '.db3') else None
     files = sorted(path.glob('*.mcap')) + sorted(path.glob('*.db3'))
-    return files[0] if len(files) == 1 else (files[0] if files else None)
+    return files[0] if files else None  # a split recording: its first file
 
 
 def _typestore() -> Any:
@@ -181,11 +181,19 @@ def _read_with_anyreader(path: Path) -> Recording:
         start, end = reader.start_time / 1e9, reader.end_time / 1e9
         problems: list[str] = []
         raw = _collect(reader.messages(connections=wanted), problems, path)
-        rec = _build(path, 'rosbag2' if path.is_dir() else path.suffix.lstrip('.'), topics,
-                     dict(counts), start, end, raw, reader.deserialize, problems)
+        rec = _build(path, _storage_name(path), topics, dict(counts), start, end, raw,
+                     reader.deserialize, problems)
     if rec.duration == 0 and raw:
         rec.start, rec.end = _span(raw)
     return rec
+
+
+def _storage_name(path: Path) -> str:
+    if not path.is_dir():
+        return {'.bag': 'ROS 1 bag'}.get(path.suffix, path.suffix.lstrip('.'))
+    kinds = sorted({'mcap' if p.suffix == '.mcap' else 'sqlite3' for p in path.iterdir()
+                    if p.suffix in ('.mcap', '.db3')})
+    return f'rosbag2 ({", ".join(kinds)})' if kinds else 'rosbag2'
 
 
 def _wanted(topic: str, msgtype: str) -> bool:

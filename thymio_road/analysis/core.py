@@ -318,14 +318,14 @@ def _barcodes(rec: Recording, source: MapSource, movers: list[str], rows: dict, 
         triggers = sum(1 for e in rec.events.get(r, []) if e.get('kind') == 'trigger')
         rows[r]['barcode_triggers'] = triggers
         rows[r]['barcode_reads'] = len(reads[r])
-        rows[r]['barcode_codes'] = dict(sorted(Counter(int(e['code']) for e in reads[r]
-                                                       if 'code' in e).items()))
+        rows[r]['barcode_codes'] = dict(sorted(Counter(c for e in reads[r]
+                                                       if (c := _int(e.get('code'))) is not None).items()))
         if truth is None:
             for e in reads[r]:
                 result.barcode_reads.append({'robot': r, 't': e['t'], 'code': e.get('code'),
                                              'barcode': None, 'true_code': None, 'verdict': None})
             continue
-        entered = [e for e in truth.get(r, []) if int(e.get('bits', 4)) > 1]
+        entered = [e for e in truth.get(r, []) if (_int(e.get('bits', 4)) or 0) > 1]
         used = [False] * len(entered)
         verdicts: Counter = Counter()
         for e in reads[r]:
@@ -343,7 +343,7 @@ def _barcodes(rec: Recording, source: MapSource, movers: list[str], rows: dict, 
             else:
                 used[match] = True
                 bar = entered[match]
-                verdict = 'correct' if int(bar['code']) == int(e.get('code', -1)) else 'misread'
+                verdict = 'correct' if _int(bar.get('code')) == _int(e.get('code')) else 'misread'
             verdicts[verdict] += 1
             result.barcode_reads.append({'robot': r, 't': round(t, 3), 'code': e.get('code'),
                                          'barcode': bar['barcode'] if bar else None,
@@ -362,6 +362,14 @@ def _barcodes(rec: Recording, source: MapSource, movers: list[str], rows: dict, 
         rows[r]['barcode_false_triggers'] = verdicts['false trigger']
         rows[r]['barcode_missed'] = len(missed)
     result.barcode_reads.sort(key=lambda e: (e['t'], e['robot']))
+
+
+def _int(value: Any) -> int | None:
+    """An event field as an integer, None when it is not one (events are free-form JSON)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 # --- intersections ---------------------------------------------------------------------------------
