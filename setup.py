@@ -43,6 +43,7 @@ setup(
             'thymio-road = thymio_road.cli:main',
             'thymio_world = thymio_road.nodes.world_node:main',
             'thymio_controller = thymio_road.nodes.controller_node:main',
+            'thymio_ir_medium = thymio_road.nodes.ir_medium_node:main',
         ],
     },
 )

@@ -76,6 +76,8 @@ class Scenario:
     world: dict[str, Any]
     robots: tuple[RobotEntry, ...]
     controller: dict[str, Any] = field(default_factory=dict)
+    #: IR medium settings (`ir:` key: model, collisions); None: no ir_medium node.
+    ir: dict[str, Any] | None = None
 
 
 @lru_cache(maxsize=8)
@@ -96,6 +98,7 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     world = top.optional('world', dict, {})
     defaults = top.optional('controller', dict, {})
     robots_data = top.require('robots', dict)
+    ir_data = top.optional('ir', dict, None)
     top.done()
 
     map_path = path.parent / map_ref
@@ -111,8 +114,21 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     defaults = {**defaults, **(controller or {})}
     _check_fields(defaults, ControllerParams, f'{source}: scenario.controller')
     entries = _robots(robots_data, source, road_map, defaults, robots)
+    ir = None if ir_data is None else _ir(ir_data, source)
     return Scenario(name, path.resolve(), road_map, float(duration),
-                    file_seed if seed is None else int(seed), world, entries, defaults)
+                    file_seed if seed is None else int(seed), world, entries, defaults, ir)
+
+
+def _ir(data: dict, source: str) -> dict[str, Any]:
+    """The `ir:` key: the IR medium's channel model and whether simultaneous pulses collide."""
+    from swarm_comm.prox_comm import MODELS
+    f = Fields(data, source, 'scenario.ir', ScenarioError)
+    model = f.optional('model', str, 'enki_doc')
+    collisions = f.optional('collisions', bool, False)
+    f.done()
+    if model not in MODELS:
+        f.fail('model', f"unknown model '{model}' (known: {', '.join(MODELS)})")
+    return {'model': model, 'collisions': collisions}
 
 
 def _check_fields(values: dict, cls: type, where: str) -> None:
@@ -217,7 +233,8 @@ class NodeSpec:
 
 
 def node_specs(scenario: Scenario) -> list[NodeSpec]:
-    """The node graph of a scenario: the world, then one controller per robot namespace."""
+    """The node graph of a scenario: the world, one controller per robot namespace, then the
+    IR medium when the scenario has an `ir:` key."""
     specs = [NodeSpec('thymio_world', 'world', '/', {
         'scenario_file': str(scenario.source),
         'robot_count': len(scenario.robots),
@@ -227,6 +244,10 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
     for entry in scenario.robots:
         params = {**dataclasses.asdict(ControllerParams(**entry.controller)), 'use_sim_time': True}
         specs.append(NodeSpec('thymio_controller', 'controller', f'/{entry.name}', params))
+    if scenario.ir is not None:
+        specs.append(NodeSpec('thymio_ir_medium', 'ir_medium', '/', {
+            'scenario_file': str(scenario.source), 'robot_count': len(scenario.robots),
+            'seed': scenario.seed, **scenario.ir, 'use_sim_time': True}))
     return specs
 
 

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from thymio_road.nodes.controller_node import ControllerNode
+from thymio_road.nodes.ir_medium_node import IrMediumNode
 from thymio_road.nodes.world_node import WorldNode
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
@@ -26,6 +27,7 @@ from thymio_road.scenario import Scenario, laps, node_specs
 NODE_CLASSES: dict[str, Callable[[Any], Any]] = {
     'thymio_world': WorldNode,
     'thymio_controller': ControllerNode,
+    'thymio_ir_medium': IrMediumNode,
 }
 SAMPLE_PERIOD = 0.1
 
