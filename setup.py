@@ -16,6 +16,7 @@ setup(
         (f'share/{PACKAGE}/config/maps', glob('config/maps/*.yaml')),
         (f'share/{PACKAGE}/config/scenarios', glob('config/scenarios/*.yaml')),
         (f'share/{PACKAGE}/config/rviz', glob('config/rviz/*.rviz')),
+        (f'share/{PACKAGE}/aseba', glob('thymio_road/aseba/*.aesl')),
     ],
     python_requires='>=3.10',
     install_requires=[
@@ -44,6 +45,7 @@ setup(
             'thymio_world = thymio_road.nodes.world_node:main',
             'thymio_controller = thymio_road.nodes.controller_node:main',
             'thymio_ir_medium = thymio_road.nodes.ir_medium_node:main',
+            'thymio_driver = thymio_road.nodes.driver_node:main',
         ],
     },
 )

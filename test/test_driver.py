@@ -473,7 +473,7 @@ def test_tdm_link_end_to_end_with_tdmclients_protocol_server(program):
         described = link.connect(program)
         assert "'Thymio 7'" in described
         assert tdm.robot.programs == [program.source]
-        assert tdm.robot.events == {name: size for name, size in program.events.items()} or tdm.robot.events
+        assert {key[0]: value[0] for key, value in tdm.robot.events.items()} == program.events
         assert tdm.robot.watch_flags & 0x2                       # events watched
         assert tdm.robot.execution_state == 1                    # VM running
         core = DriverCore(link, program)
@@ -496,6 +496,11 @@ def test_tdm_link_end_to_end_with_tdmclients_protocol_server(program):
         assert (d.EVENT_SET_MOTORS, [0, 0]) in tdm.received
         assert tdm.robot.status == 2
         assert tdm.robot.variables['motor.left.target'] == [0]
+        from tdmclient.tcp import InputThread               # the reader thread ended with the link
+        deadline = time.monotonic() + 2.0
+        while any(isinstance(t, InputThread) for t in threading.enumerate()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not any(isinstance(t, InputThread) for t in threading.enumerate())
     finally:
         link.close()
         tdm.close()

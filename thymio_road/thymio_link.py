@@ -9,6 +9,7 @@ steps them with a deadline so that an unresponsive TDM cannot hang the driver no
 """
 from __future__ import annotations
 
+import socket
 import time
 from typing import Any, Generator, Sequence
 
@@ -42,6 +43,7 @@ TDMCLIENT_API: tuple[tuple[str, str], ...] = (
     ('tdmclient.clientasyncnode', 'ClientAsyncNode.unlock'),
     ('tdmclient.clientnode', 'ClientNode.send_unlock_node'),
     ('tdmclient.tcp', 'TDMConnection.comm_error'),                  # instance attribute
+    ('tdmclient.tcp', 'TDMConnection.io'),                          # instance attribute: .socket
 )
 
 
@@ -148,10 +150,19 @@ class TdmLink:
                 except Exception:  # noqa: BLE001
                     pass
         if client is not None:
+            connection = client.tdm
             for call in (client.disconnect, client.close):
                 try:
                     call()
                 except Exception:  # noqa: BLE001
+                    pass
+            # tdmclient's reader thread sits in a blocking recv() until the TDM sends something;
+            # shutting the socket down wakes it so that it ends and closes the connection now.
+            sock = getattr(getattr(connection, 'io', None), 'socket', None)
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
                     pass
 
     # --- internals ----------------------------------------------------------------------------------
