@@ -1,8 +1,9 @@
-"""The launch file builds its nodes from node_specs (ROS 2 launch is not installed here).
+"""The launch files start what the embedded runtime runs (ROS 2 launch is not installed here).
 
-launch / launch_ros are replaced by recording stand-ins, so what is checked is our wiring:
-every Node action gets exactly the executable, name, namespace and parameters that the
-embedded runtime instantiates.
+launch / launch_ros / ament_index_python are replaced by recording stand-ins, so what is checked
+is our wiring: every Node action gets exactly the executable, name, namespace, parameters and
+remappings of thymio_road.launch_graph.plan, whose simulated part is node_specs — the function
+the embedded runtime instantiates (checked against a live embedded graph too).
 """
 import importlib.util
 import sys
@@ -10,10 +11,13 @@ import types
 from pathlib import Path
 
 import pytest
+import yaml
 
-from thymio_road.scenario import load_scenario, node_specs
+from thymio_road import launch_graph as lg
+from thymio_road.scenario import load_scenario, node_specs, robot_specs
 
-LAUNCH = Path(__file__).resolve().parent.parent / 'launch' / 'road_network.launch.py'
+ROOT = Path(__file__).resolve().parent.parent
+LAUNCH = ROOT / 'launch'
 
 
 class Recorded:
@@ -22,42 +26,221 @@ class Recorded:
 
 
 class Config(Recorded):
-    values = {}
+    """LaunchConfiguration: performs to the value the test gives, else the declared default."""
+
+    values: dict = {}
 
     def perform(self, context):
-        return self.values[self.args[0]]
+        name = self.args[0]
+        return self.values[name] if name in self.values else self.kwargs.get('default')
 
 
 @pytest.fixture
-def launch_module(monkeypatch):
+def load_launch(monkeypatch):
     fakes = {
         'launch': {'LaunchDescription': Recorded},
         'launch.actions': {'DeclareLaunchArgument': Recorded, 'ExecuteProcess': Recorded,
-                           'OpaqueFunction': Recorded},
+                           'OpaqueFunction': Recorded, 'IncludeLaunchDescription': Recorded},
         'launch.substitutions': {'LaunchConfiguration': Config},
+        'launch.launch_description_sources': {'PythonLaunchDescriptionSource': Recorded},
         'launch_ros': {},
         'launch_ros.actions': {'Node': Recorded},
+        'ament_index_python': {},
+        'ament_index_python.packages': {'get_package_share_directory': lambda package: str(ROOT)},
     }
     for name, attrs in fakes.items():
         module = types.ModuleType(name)
         module.__dict__.update(attrs)
         monkeypatch.setitem(sys.modules, name, module)
-    spec = importlib.util.spec_from_file_location('road_network_launch', LAUNCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+
+    def load(file_name):
+        spec = importlib.util.spec_from_file_location(file_name.replace('.', '_'), LAUNCH / file_name)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    return load
 
 
-def test_launch_nodes_match_the_embedded_graph(launch_module):
-    Config.values = {'scenario': 'oval', 'robots': '4', 'seed': '3', 'record': 'true', 'bag': 'out'}
-    description = launch_module.generate_launch_description()
-    declared = [a.args[0] for a in description.args[0] if 'default_value' in a.kwargs]
-    assert declared == ['scenario', 'robots', 'seed', 'record', 'bag']
+def declared(description):
+    return {a.args[0]: a.kwargs['default_value'] for a in description.args[0] if 'default_value' in a.kwargs}
+
+
+def run_road_network(load_launch, values):
+    """Evaluate road_network.launch.py with launch arguments `values` → (nodes, other actions)."""
+    description = load_launch('road_network.launch.py').generate_launch_description()
+    Config.values = {**declared(description), **values}   # as launch does: given, else the default
     opaque = description.args[0][-1]
     actions = opaque.kwargs['function'](context=None)
-    nodes = [a.kwargs for a in actions if 'package' in a.kwargs]
-    expected = node_specs(load_scenario('oval', robots=4, seed=3))
-    assert [(n['executable'], n['name'], n['namespace'], n['parameters'][0]) for n in nodes] == \
-        [(s.executable, s.name, s.namespace, s.parameters) for s in expected]
-    record = [a.kwargs['cmd'] for a in actions if 'cmd' in a.kwargs]
-    assert record == [['ros2', 'bag', 'record', '--all', '--storage', 'mcap', '--output', 'out']]
+    ours = [a.kwargs for a in actions if a.kwargs.get('package') == 'thymio_road']
+    return ours, [a for a in actions if a.kwargs.get('package') != 'thymio_road']
+
+
+def as_tuples(nodes):
+    return [(n['executable'], n['name'], n['namespace'], n['parameters'][0], tuple(n['remappings']))
+            for n in nodes]
+
+
+def spec_tuples(specs):
+    return [(s.executable, s.name, s.namespace, s.parameters, tuple(s.remappings)) for s in specs]
+
+
+def test_launch_nodes_match_the_embedded_graph(load_launch):
+    nodes, others = run_road_network(load_launch, {'scenario': 'oval', 'robots': '4', 'seed': '3',
+                                                   'record': 'true', 'bag': 'out'})
+    assert as_tuples(nodes) == spec_tuples(node_specs(load_scenario('oval', robots=4, seed=3)))
+    assert [a.kwargs['cmd'] for a in others] == [['ros2', 'bag', 'record', '--all', '--storage', 'mcap',
+                                                  '--output', 'out']]
+    assert all(n['output'] == 'screen' for n in nodes)
+
+
+def test_declared_arguments_and_defaults(load_launch):
+    Config.values = {}
+    args = declared(load_launch('road_network.launch.py').generate_launch_description())
+    assert list(args) == [name for name, _, _ in lg.ARGUMENTS]
+    assert {'scenario', 'robots', 'record', 'rviz', 'use_sim_time', 'real'} <= set(args)
+    nodes, others = run_road_network(load_launch, {})          # every default
+    assert as_tuples(nodes) == spec_tuples(node_specs(load_scenario('oval')))
+    assert others == []                                        # no recording, no RViz by default
+
+
+def test_embedded_runtime_instantiates_the_same_specs():
+    """The embedded Graph builds one EmbeddedNode per spec with the spec's name, namespace, parameters."""
+    from thymio_road.runtime.run import Graph
+    scenario = load_scenario('oval', robots=2)
+    graph = Graph(scenario)
+    handles = [wrapper.node for wrapper in graph.nodes.values()]
+    got = [(h.get_name(), h.get_namespace(), h._overrides, tuple(h._remappings.items())) for h in handles]
+    assert got == [(s.name, s.namespace, s.parameters, tuple(s.remappings))
+                   for s in lg.plan({'robots': '2'}).nodes]
+
+
+def test_rviz_is_started_with_the_shipped_or_a_generated_config(load_launch):
+    _, others = run_road_network(load_launch, {'rviz': 'true'})
+    rviz = others[0].kwargs
+    assert (rviz['package'], rviz['executable']) == ('rviz2', 'rviz2')
+    assert rviz['arguments'] == ['-d', str(ROOT / 'config' / 'rviz' / 'road_network.rviz')]
+    assert rviz['parameters'] == [{'use_sim_time': True}]
+    _, others = run_road_network(load_launch, {'rviz': 'true', 'robots': '5'})
+    config = Path(others[0].kwargs['arguments'][1])
+    assert config.is_file() and config != ROOT / 'config' / 'rviz' / 'road_network.rviz'
+    topics = str(yaml.safe_load(config.read_text()))
+    assert '/thymio5/proximity/rear_right' in topics
+
+
+def test_real_robots_get_a_driver_instead_of_the_simulation(load_launch, tmp_path):
+    calibration = tmp_path / 'thymios.yaml'
+    calibration.write_text('thymio3: {robot_name: "Thymio 12", speed_factor: 1.05, gain_right: 0.97, '
+                           'grey_ref: 480}\nthymio9: {speed_factor: 0.9}\n')
+    nodes, _ = run_road_network(load_launch, {'real': 'thymio3', 'calibration': str(calibration),
+                                              'tdm_host': '192.0.2.1', 'tdm_port': '8596'})
+    scenario = load_scenario('oval')
+    expected = spec_tuples(lg.real_robot_specs(scenario, ['thymio3'], tdm_host='192.0.2.1', tdm_port=8596,
+                                               calibration=lg.load_calibration(calibration)))
+    assert as_tuples(nodes) == expected
+    by_key = {(n['namespace'], n['executable']): n['parameters'][0] for n in nodes}
+    world = by_key[('/', 'thymio_world')]
+    assert world['robot_count'] == 2 and world['real_robots'] == 'thymio3'
+    driver = by_key[('/thymio3', 'thymio_driver')]
+    pose = next(s for s in robot_specs(scenario) if s.name == 'thymio3')
+    assert (driver['initial_x'], driver['initial_y'], driver['initial_theta']) == (pose.x, pose.y, pose.theta)
+    assert (driver['tdm_host'], driver['tdm_port'], driver['robot_name']) == ('192.0.2.1', 8596, 'Thymio 12')
+    assert (driver['speed_factor'], driver['gain_left'], driver['gain_right']) == (1.05, 1.0, 0.97)
+    assert by_key[('/thymio3', 'thymio_controller')]['grey_ref'] == 480
+    assert by_key[('/thymio2', 'thymio_controller')]['grey_ref'] == 500
+    # Everything but the real robot's nodes is node_specs, unchanged.
+    sim = [s for s in spec_tuples(node_specs(scenario)) if s[2] != '/thymio3' and s[0] != 'thymio_world']
+    assert [t for t in as_tuples(nodes) if t[2] != '/thymio3' and t[0] != 'thymio_world'] == sim
+
+
+def test_all_real_robots_run_without_a_world_on_wall_time(load_launch):
+    nodes, _ = run_road_network(load_launch, {'real': 'all', 'robots': '2'})
+    assert [(n['executable'], n['namespace']) for n in nodes] == [
+        ('thymio_driver', '/thymio1'), ('thymio_controller', '/thymio1'),
+        ('thymio_driver', '/thymio2'), ('thymio_controller', '/thymio2')]
+    assert all(n['parameters'][0]['use_sim_time'] is False for n in nodes)
+
+
+@pytest.mark.parametrize('arguments,message', [
+    ({'robots': 'three'}, "robots:='three': expected an integer"),
+    ({'robots': '-1'}, "robots:='-1': must be in 0..1000"),
+    ({'record': 'maybe'}, "record:='maybe': expected true or false"),
+    ({'scenario': 'nowhere'}, "scenario:='nowhere': no scenario named 'nowhere'"),
+    ({'real': 'thymio7'}, "real:='thymio7': no robot thymio7 in scenario 'oval'"),
+    ({'real': 'thymio1'}, "real:='thymio1': .*real robots must be the last ones"),
+    ({'real': 'all', 'use_sim_time': 'true'}, "use_sim_time:='true': no world runs to publish /clock"),
+    ({'tdm_port': '99999'}, "tdm_port:='99999': must be in 0..65535"),
+    ({'calibration': '/no/such/file.yaml'}, "calibration:='/no/such/file.yaml': cannot read"),
+    ({'rviz': 'true', 'rviz_config': '/no/such.rviz'}, "rviz_config:='/no/such.rviz': no such file"),
+    ({'robts': '2'}, "unknown launch argument.*'robts'"),
+])
+def test_bad_launch_arguments_name_the_argument_and_value(arguments, message):
+    with pytest.raises(lg.LaunchArgumentError, match=message):
+        lg.plan(arguments)
+
+
+@pytest.mark.parametrize('text,message', [
+    ('thymio1: {speed_factor: 5.0}', 'thymio1: calibration speed_factor must be a number in'),
+    ('thymio1: {gain: 1.0}', 'thymio1.gain: unknown field'),
+    ('thymio1: {grey_ref: 2000}', 'thymio1.grey_ref: must be in 1..1022'),
+    ('thymio1: {robot_name: 7}', 'thymio1.robot_name: must be str'),
+    ('[1, 2]', 'must map robot names to calibrations'),
+])
+def test_bad_calibration_files_name_robot_and_field(tmp_path, text, message):
+    path = tmp_path / 'cal.yaml'
+    path.write_text(text)
+    with pytest.raises(lg.LaunchArgumentError, match=message):
+        lg.load_calibration(path)
+
+
+def included_arguments(load_launch, file_name, values):
+    """The launch arguments a wrapper launch file passes to road_network.launch.py, performed."""
+    Config.values = dict(values)
+    description = load_launch(file_name).generate_launch_description()
+    defaults = declared(description)
+    include = description.args[0][-1]
+    source = include.args[0]
+    assert Path(source.args[0]) == LAUNCH / 'road_network.launch.py'
+    forwarded = {}
+    for name, value in include.kwargs['launch_arguments']:
+        if isinstance(value, Config):
+            forwarded[name] = values.get(value.args[0], defaults.get(value.args[0]))
+        else:
+            forwarded[name] = value
+    return forwarded
+
+
+def test_single_robot_launch(load_launch):
+    simulated = lg.plan(included_arguments(load_launch, 'thymio.launch.py', {}))
+    assert [(s.executable, s.namespace) for s in simulated.nodes] == [
+        ('thymio_world', '/'), ('thymio_controller', '/thymio1')]
+    assert simulated.nodes == tuple(node_specs(load_scenario('oval', robots=1)))
+    real = lg.plan(included_arguments(load_launch, 'thymio.launch.py', {'real': 'true', 'tdm_host': 'localhost'}))
+    assert [(s.executable, s.namespace) for s in real.nodes] == [
+        ('thymio_driver', '/thymio1'), ('thymio_controller', '/thymio1')]
+    assert real.nodes[0].parameters['tdm_host'] == 'localhost'
+
+
+def test_real_robots_and_oval_launch_forward_to_road_network(load_launch):
+    real = lg.plan(included_arguments(load_launch, 'real_robots.launch.py', {'robots': '2', 'rviz': 'true'}))
+    assert [s.executable for s in real.nodes] == ['thymio_driver', 'thymio_controller'] * 2
+    assert real.rviz is not None and real.rviz.use_sim_time is False
+    oval = lg.plan(included_arguments(load_launch, 'oval.launch.py', {'robots': '2', 'record': 'true'}))
+    assert oval.nodes == tuple(node_specs(load_scenario('oval', robots=2)))
+    assert oval.record.cmd == lg.record_command()
+
+
+def test_future_nodes_of_node_specs_pass_through(monkeypatch):
+    """ir_medium / traffic lights added to node_specs later are launched as they are (and simulators
+    are told which robots are real)."""
+    from thymio_road.scenario import NodeSpec
+
+    def with_medium(scenario):
+        return [*node_specs(scenario), NodeSpec('thymio_ir_medium', 'ir_medium', '/', {'model': 'enki'}),
+                NodeSpec('thymio_traffic_light', 'light', '/light1', {'node': 1}, (('in', 'out'),))]
+    monkeypatch.setattr(lg, 'node_specs', with_medium)
+    plain = lg.plan({})
+    assert plain.nodes[-2:] == tuple(with_medium(load_scenario('oval'))[-2:])
+    real = lg.plan({'real': 'thymio3'})
+    medium = next(s for s in real.nodes if s.executable == 'thymio_ir_medium')
+    assert medium.parameters == {'model': 'enki', 'real_robots': 'thymio3'}
+    assert real.nodes[-1].remappings == (('in', 'out'),)
