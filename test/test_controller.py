@@ -87,7 +87,7 @@ def test_read_decodes_the_samples_and_returns_to_road_with_the_new_speed():
         readings.append((500, 100 if black else 900))
     events = run_events(c, readings)
     assert [e.data['code'] for e in events] == [5]
-    assert c.state is State.ROAD
+    assert c.state is State.ACTION and c.speed == 150  # code 5 announces a crossroad
     c2 = RoadController(ControllerParams(speed=260))
     readings = [(500, 100 if count in (1, first, second) else 900) for count in range(1, end + 1)]
     assert [e.data['code'] for e in run_events(c2, readings)] == [3]

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import enum
 import math
+import random
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from thymio_road.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
 
@@ -77,6 +78,15 @@ class ControllerParams:
     #: The robot's speed calibration (report §10): motor commands are multiplied by it so that
     #: this robot drives at the reference robot's speed ("command × counts = constant").
     speed_factor: float = 1.0
+    #: Intersection counters in 0.1 s counts (report §7): CONTINUE drives blind for `crossing`;
+    #: EXIT follows the line for `exit_count` (roundabout, branching) before ROAD; in a location
+    #: the robot stops after `location_count` for `stop_count` (2 s, "delivering").
+    crossing: int = 21
+    exit_count: int = 42
+    location_count: int = 130
+    stop_count: int = 20
+    #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
+    seed: int = 0
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -87,6 +97,9 @@ class ControllerParams:
             raise ValueError(f"trigger_security must be 'report' or 'strict', got {self.trigger_security!r}")
         if not 0 < self.grey_thresh < 1023:
             raise ValueError(f'grey_thresh must be in 1..1022, got {self.grey_thresh}')
+        for name in ('crossing', 'exit_count', 'location_count', 'stop_count'):
+            if not 1 <= getattr(self, name) <= 1000:
+                raise ValueError(f'{name} must be in 1..1000 counts, got {getattr(self, name)}')
         if not 0.5 <= self.speed_factor <= 2.0:
             raise ValueError(f'speed_factor must be in [0.5, 2], got {self.speed_factor}')
         if not 0 < self.black_ratio < 1:
@@ -98,6 +111,19 @@ class ControllerParams:
             raise ValueError(f'speed must be in -500..500 motor units, got {self.speed}')
         if not 0 < self.grey_ref < 1023:
             raise ValueError(f'grey_ref must be in 1..1022, got {self.grey_ref}')
+
+
+class Action(enum.IntEnum):
+    """actionType of Appendix A: the kind of intersection, which also sets CONTINUE's bias."""
+
+    BRANCHING = 0
+    ROUNDABOUT = 1
+    CROSSROAD = 2
+    LOCATION = 3
+
+
+#: Table 6: codes on the road that announce an intersection.
+INTERSECTION_CODES = {4: Action.BRANCHING, 5: Action.CROSSROAD, 6: Action.LOCATION, 7: Action.ROUNDABOUT}
 
 
 @dataclass(frozen=True)
@@ -121,6 +147,17 @@ class RoadController:
         self.counter_read = 0
         self.code = 0
         self.samples: list[int] = []
+        # Intersections (report §7).
+        self.action: Action | None = None
+        self.saved_speed = self.speed
+        self.counter_continue = 0
+        self.read_location = False
+        self.delivering = False
+        self.location: int | None = None
+        self.rng = random.Random(self.params.seed)
+        #: Decides 'exit' or 'continue' at a mark: (action, marks passed) → choice. Random by
+        #: default, as in the report; a route follower replaces it.
+        self.decide: Callable[[Action, int], str] = self._random_choice
 
     # --- interface ------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -130,11 +167,21 @@ class RoadController:
         trigger test, then the READ counting (which therefore counts the trigger event as 1).
         """
         if self.state is State.STOP:
+            if self.delivering:
+                self._deliver()
             return 0, 0
         follow, read = int(ground[0]), int(ground[1])
-        left, right = self._follow_line(follow, [int(v) for v in prox])
+        prox = [int(v) for v in prox]
+        if self.state is State.CONTINUE:
+            left, right = self._cross()
+        else:
+            left, right = self._follow_line(follow, prox)
         if self.state is State.ROAD and self._triggers(follow, read):
             self._start_read(follow, read)
+        if self.state is State.ACTION:
+            self._action(follow, read)
+        elif self.state is State.EXIT:
+            self._exit(follow, read)
         if self.state is State.READ:
             self._read(read)
         f = self.params.speed_factor
@@ -216,14 +263,101 @@ class RoadController:
         self._set_state(self.old_state)
         if self.state is State.ROAD and self.params.barcode_actions:
             self._apply_road_code(self.code)
+        elif self.state is State.EXIT and self.action is Action.LOCATION:
+            # Inside a location a barcode names the place (Table 6).
+            self.location = self.code
+            self.events.append(Event('location', {'number': self.code}))
 
     def _apply_road_code(self, code: int) -> None:
-        """Table 6, on the road: 1-3 set the speed; 4-7 announce intersections (issue #4)."""
+        """Table 6, on the road: 1-3 set the speed; 4-7 announce an intersection."""
         p = self.params
         speeds = {1: p.speed_low, 2: p.speed_med, 3: p.speed_high}
-        if code in speeds and speeds[code] != self.speed:
-            self.events.append(Event('speed', {'from': self.speed, 'to': speeds[code]}))
-            self.speed = speeds[code]
+        if code in speeds:
+            if speeds[code] != self.speed:
+                self.events.append(Event('speed', {'from': self.speed, 'to': speeds[code]}))
+                self.speed = speeds[code]
+            return
+        action = INTERSECTION_CODES.get(code)
+        if action is None:
+            return
+        # Intersections are driven at the lowest speed; a location and a crossroad also leave
+        # at it (Appendix A: savedSpeed = SPEED_LOW for codes 5 and 6).
+        self.saved_speed = p.speed_low if action in (Action.CROSSROAD, Action.LOCATION) else self.speed
+        self.speed = p.speed_low
+        self.action = action
+        self.counter_continue = 0
+        self.events.append(Event('intersection', {'action': action.name.lower()}))
+        self._set_state(State.ACTION)
+
+    # --- intersections (report §7, Appendix A) -----------------------------------------------------
+    def _random_choice(self, action: Action, passed: int) -> str:
+        return 'exit' if self.rng.random() < 0.5 else 'continue'
+
+    def _leave_intersection(self) -> None:
+        self.speed = self.saved_speed
+        self.events.append(Event('left', {'action': self.action.name.lower() if self.action else None}))
+        self.action = None
+        self._set_state(State.ROAD)
+
+    def _action(self, follow: int, read: int) -> None:
+        """ACTION: follow the line (gain 2) and act on each mark as decided."""
+        if self.action in (Action.BRANCHING, Action.LOCATION) and self.counter_continue >= 2:
+            # "If continue was chosen, return to road state after two readings."
+            self._leave_intersection()
+            return
+        if not self._triggers(follow, read):
+            return
+        self.counter = 0
+        assert self.action is not None
+        may_exit = not (self.action is Action.ROUNDABOUT and self.counter_continue % 2)
+        may_exit = may_exit and not (self.action in (Action.BRANCHING, Action.LOCATION)
+                                     and self.counter_continue >= 1)
+        choice = self.decide(self.action, self.counter_continue) if may_exit else 'continue'
+        self.events.append(Event('decision', {'action': self.action.name.lower(), 'mark': self.counter_continue,
+                                              'choice': choice}))
+        if choice == 'exit':
+            if self.action is Action.LOCATION:
+                self.read_location = False
+            self._set_state(State.EXIT)
+        else:
+            self.counter_continue += 1
+            self._set_state(State.CONTINUE)
+
+    def _cross(self) -> tuple[int, int]:
+        """CONTINUE: drive blind across the exit or entry, with a slight left bias (§7.1, §9)."""
+        self.counter += 1
+        assert self.action is not None
+        bias = 85 + 3 * int(self.action)
+        left, right = adiv(bias * self.speed, 100), self.speed
+        if self.counter > self.params.crossing:
+            self._set_state(State.ACTION)
+        return _clip(left), _clip(right)
+
+    def _exit(self, follow: int, read: int) -> None:
+        """EXIT: follow the branch taken; in a location read its barcode, then stop and deliver."""
+        self.counter += 1
+        p = self.params
+        if self.action is Action.LOCATION:
+            if not self.read_location and read > p.grey_thresh:
+                self.read_location = True  # past the entry mark: the next barcode names the place
+            elif self.read_location and self._triggers(follow, read):
+                self._start_read(follow, read)
+                return
+            if self.counter > p.location_count:
+                self.delivering = True
+                self.events.append(Event('stop', {'location': self.location}))
+                self._set_state(State.STOP)
+        elif self.counter > p.exit_count:
+            self._leave_intersection()
+
+    def _deliver(self) -> None:
+        """The 2 s stop in a location, then the road at the lowest speed ("like in a village")."""
+        self.counter += 1
+        if self.counter > self.params.location_count + self.params.stop_count:
+            self.delivering = False
+            self.read_location = False
+            self.saved_speed = self.params.speed_low
+            self._leave_intersection()
 
     def _gain(self) -> int:
         p = self.params

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 from thymio_road.barcode import (BARCODE_BITS, BIT_LENGTH, DEFAULT_GAP, DEFAULT_WIDTH,
                                  RIGHT_SENSOR_OFFSET, Barcode)
+from thymio_road.intersections import Generated, Intersection, branching, location, roundabout
+from thymio_road.paths import dubins
 from thymio_road.validation import ConfigError, Fields, load_yaml
 
 ROAD_WIDTH = 0.03
@@ -107,6 +109,8 @@ class Road:
     id: str
     pieces: tuple[Piece, ...]
     closed: bool
+    #: Drawing order: exits are printed over the road they leave (+1), entries under (−1).
+    layer: int = 0
 
     @cached_property
     def offsets(self) -> np.ndarray:
@@ -131,7 +135,7 @@ class Road:
         return np.array([self.pose_at(s) for s in np.linspace(0.0, self.length, n)])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RoadMap:
     """A printed map: a sheet of `size` metres with roads on it."""
 
@@ -144,6 +148,7 @@ class RoadMap:
     road_width: float
     roads: tuple[Road, ...]
     barcodes: tuple[Barcode, ...] = ()
+    intersections: tuple[Intersection, ...] = ()
 
     def road(self, road_id: str) -> Road:
         for road in self.roads:
@@ -160,8 +165,8 @@ class RoadMap:
     def _layers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         grey = np.ones(self.shape, dtype=np.float32)
         index = np.full(self.shape, -1, dtype=np.int16)
-        for k, road in enumerate(self.roads):
-            for piece in road.pieces:
+        for k in sorted(range(len(self.roads)), key=lambda k: self.roads[k].layer):
+            for piece in self.roads[k].pieces:
                 _draw_piece(grey, index, k, piece, self.road_width, self.resolution)
         codes = np.full(self.shape, -1, dtype=np.int16)
         for k, barcode in enumerate(self.barcodes):
@@ -271,6 +276,7 @@ def parse_map(data: Any, source: str) -> RoadMap:
     roads_data = top.require('roads', list)
     barcodes_data = top.optional('barcodes', list, [])
     marks_data = top.optional('marks', list, [])
+    elements = top.optional('intersections', list, [])
     top.done()
 
     width, height = _size(size, top)
@@ -282,17 +288,41 @@ def parse_map(data: Any, source: str) -> RoadMap:
         top.fail('roads', 'must list at least one road')
 
     roads: list[Road] = []
-    for i, road_data in enumerate(roads_data):
-        road = _parse_road(road_data, source, i, road_width)
+
+    def add(road: Road, where: str) -> None:
         if any(r.id == road.id for r in roads):
-            raise MapError(f"{source}: roads[{i}]: duplicate road id '{road.id}'")
+            raise MapError(f"{source}: {where}: duplicate road id '{road.id}'")
         roads.append(road)
+
+    # Intersections standing on their own come first: roads may start or end at their arms.
+    parsed = [_parse_element(d, source, i) for i, d in enumerate(elements)]
+    generated = Generated()
+    for i, (kind, where, params) in enumerate(parsed):
+        if kind == 'roundabout':
+            generated.extend(_generate(where, source, roundabout, **params))
+    for road_data in generated.roads:
+        add(_parse_road(road_data, source, f"{where} road '{road_data['id']}'", road_width, {}), where)
+    for i, road_data in enumerate(roads_data):
+        add(_parse_road(road_data, source, f'roads[{i}]', road_width, generated.poses), f'roads[{i}]')
+    # Then those placed on roads.
+    for kind, where, params in parsed:
+        if kind == 'roundabout':
+            continue
+        extra = _generate(where, source, {'location': location, 'branching': branching}[kind],
+                          **_road_poses(params, roads, source, where))
+        for road_data in extra.roads:
+            add(_parse_road(road_data, source, f"{where} road '{road_data['id']}'", road_width, {}), where)
+        generated.extend(extra)
     barcodes = [_parse_barcode(d, source, f'barcodes[{i}]', roads, road_width, BARCODE_BITS)
                  for i, d in enumerate(barcodes_data)]
     barcodes += [_parse_barcode(d, source, f'marks[{i}]', roads, road_width, 1)
                  for i, d in enumerate(marks_data)]
+    barcodes += [_parse_barcode(d, source, f"intersection barcode '{d['id']}'", roads, road_width,
+                                BARCODE_BITS) for d in generated.barcodes]
+    barcodes += [_parse_barcode(d, source, f"intersection mark '{d['id']}'", roads, road_width, 1)
+                 for d in generated.marks]
     road_map = RoadMap(name, source, width, height, resolution, walls, road_width, tuple(roads),
-                       tuple(barcodes))
+                       tuple(barcodes), tuple(generated.intersections))
     for i, road in enumerate(road_map.roads):
         _check_inside(road_map, road, i)
     _check_barcodes(road_map)
@@ -305,7 +335,7 @@ def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_wid
     road_id = f.require('road', str)
     at = f.require('at', float)
     code = f.require('code', int) if bits > 1 else f.optional('code', int, 0)
-    default_id = f"{ctx.split('[')[0][:-1]}{ctx.split('[')[1].rstrip(']')}"
+    default_id = ctx.replace('barcodes[', 'barcode').replace('marks[', 'mark').rstrip(']')
     bar_id = f.optional('id', str, default_id)
     f.context = f"{ctx} '{bar_id}'"
     gap = f.optional('gap', float, DEFAULT_GAP)
@@ -372,27 +402,50 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _parse_road(data: Any, source: str, i: int, width: float) -> Road:
-    ctx = f'roads[{i}]'
+def _parse_road(data: Any, source: str, where: str, width: float,
+                poses: dict[str, tuple[float, float, float]]) -> Road:
+    """A road from `start` (or `from`: an intersection's arm) through `pieces` (and/or to `to`)."""
+    ctx = where
     f = Fields(data, source, ctx, MapError)
     road_id = f.require('id', str)
-    ctx = f"roads[{i}] '{road_id}'"
+    ctx = where if "'" in where else f"{where} '{road_id}'"
     f.context = ctx
-    start = f.require('start', list)
+    start = f.optional('start', list, None)
+    origin = f.optional('from', str, '')
+    target = f.optional('to', str, '')
+    radius = f.optional('radius', float, 0.15)
     closed = f.optional('closed', bool, False)
-    pieces_data = f.require('pieces', list)
+    layer = f.optional('layer', int, 0)
+    pieces_data = f.optional('pieces', list, [])
     f.done()
+    if origin:
+        if origin not in poses:
+            f.fail('from', f"no arm '{origin}' (known: {', '.join(sorted(poses)) or 'none'})")
+        start = [poses[origin][0], poses[origin][1], math.degrees(poses[origin][2])]
+    if start is None:
+        f.fail(None, "needs 'start: [x, y, heading_deg]' or 'from: <intersection arm>'")
     if len(start) != 3 or not all(_is_number(v) for v in start):
         f.fail('start', f'must be [x, y, heading_deg], got {start!r}')
-    if not pieces_data:
-        f.fail('pieces', 'must list at least one piece')
+    if not pieces_data and not target:
+        f.fail('pieces', "must list at least one piece (or give 'to')")
     x, y, heading = float(start[0]), float(start[1]), math.radians(float(start[2]))
     pieces: list[Piece] = []
     for j, piece_data in enumerate(pieces_data):
         piece = _parse_piece(piece_data, source, f'{ctx} pieces[{j}]', x, y, heading, width)
         pieces.append(piece)
         x, y, heading = piece.pose_at(piece.length)
-    road = Road(road_id, tuple(pieces), closed)
+    if target:
+        if target not in poses:
+            f.fail('to', f"no arm '{target}' (known: {', '.join(sorted(poses)) or 'none'})")
+        try:
+            joining = dubins((x, y, heading), poses[target], radius)
+        except ValueError as exc:
+            f.fail('to', str(exc))
+        for j, piece_data in enumerate(joining):
+            piece = _parse_piece(piece_data, source, f'{ctx} (to {target}) pieces[{j}]', x, y, heading, width)
+            pieces.append(piece)
+            x, y, heading = piece.pose_at(piece.length)
+    road = Road(road_id, tuple(pieces), closed, layer)
     if closed:
         x0, y0, h0 = pieces[0].x, pieces[0].y, pieces[0].heading
         gap = math.hypot(x - x0, y - y0)
@@ -401,6 +454,73 @@ def _parse_road(data: Any, source: str, i: int, width: float) -> Road:
             raise MapError(f'{source}: {ctx}: closed road does not close: it ends '
                            f'{gap * 1000:.1f} mm and {math.degrees(turn):.1f}° away from its start')
     return road
+
+
+_ELEMENTS = {
+    'roundabout': {'id': str, 'center': list, 'arms': list, 'heading_deg': float, 'side': float,
+                   'radius': float, 'stub': float},
+    'location': {'id': str, 'number': int, 'road': str, 'at': float, 'parallel': float},
+    'branching': {'id': str, 'road': str, 'at': float, 'to_road': str, 'to_at': float, 'gap': float},
+}
+_REQUIRED = {'roundabout': ('id', 'center', 'arms'), 'location': ('id', 'number', 'road', 'at'),
+             'branching': ('id', 'road', 'at', 'to_road', 'to_at')}
+
+
+def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
+    """One `intersections:` entry: {kind: {fields}} → (kind, context for errors, parameters)."""
+    if not isinstance(data, dict) or len(data) != 1 or next(iter(data)) not in _ELEMENTS:
+        raise MapError(f'{source}: intersections[{i}]: must be one of '
+                       f"{{{' | '.join(_ELEMENTS)}: {{...}}}}, got {data!r}")
+    (kind, value), = data.items()
+    f = Fields(value, source, f'intersections[{i}] {kind}', MapError)
+    params = {}
+    for key, kind_of in _ELEMENTS[kind].items():
+        params[key] = f.require(key, kind_of) if key in _REQUIRED[kind] else f.optional(key, kind_of, None)
+    f.context = f"intersections[{i}] {kind} '{params['id']}'"
+    f.done()
+    params = {k: v for k, v in params.items() if v is not None}
+    if kind == 'roundabout':
+        centre = params.pop('center')
+        if len(centre) != 2 or not all(_is_number(v) for v in centre):
+            f.fail('center', f'must be [x, y], got {centre!r}')
+        params['centre'] = (float(centre[0]), float(centre[1]))
+        if len(params['arms']) < 2 or not all(isinstance(a, str) for a in params['arms']) \
+                or len(set(params['arms'])) != len(params['arms']):
+            f.fail('arms', f"must name at least two distinct arms, got {params['arms']!r}")
+        params['heading'] = math.radians(params.pop('heading_deg', 0.0))
+        params['rid'] = params.pop('id')
+    elif kind == 'location':
+        if not 1 <= params['number'] <= 7:
+            f.fail('number', f"locations are named by barcodes 1..7, got {params['number']}")
+        params['lid'] = params.pop('id')
+    else:
+        params['bid'] = params.pop('id')
+    return kind, f.context, params
+
+
+def _generate(where: str, source: str, generator: Any, **params: Any) -> Generated:
+    try:
+        return generator(**params)
+    except ValueError as exc:
+        raise MapError(f'{source}: {where}: {exc}') from None
+
+
+def _road_poses(params: dict, roads: list[Road], source: str, where: str) -> dict:
+    """Replace road ids by their pose functions for the generators placed on roads."""
+    out = dict(params)
+    for key, pose_key in (('road', 'road_pose'), ('to_road', 'pose_b')):
+        if key not in params:
+            continue
+        road = next((r for r in roads if r.id == params[key]), None)
+        if road is None:
+            raise MapError(f"{source}: {where}.{key}: no road '{params[key]}' "
+                           f"(roads: {', '.join(r.id for r in roads)})")
+        out[pose_key] = road.pose_at
+    if 'to_road' in params:
+        out['road_a'], out['at_a'] = out.pop('road'), out.pop('at')
+        out['road_b'], out['at_b'] = out.pop('to_road'), out.pop('to_at')
+        out['pose_a'] = out.pop('road_pose')
+    return out
 
 
 def _parse_piece(data: Any, source: str, ctx: str, x: float, y: float, heading: float,

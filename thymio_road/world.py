@@ -242,6 +242,15 @@ class World:
                 self.road_losses[i] += 1
             self.off_road_for[i] = off + period
 
+    def road_under(self, i: int) -> str | None:
+        """Id of the printed road under robot i's follow (left) ground sensor, or None."""
+        x, y, th = self.poses[i]
+        gx, gy = rm.GROUND_SENSORS_TUPLE[0]
+        c, s = math.cos(th), math.sin(th)
+        r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
+        k = int(self.road_map.road_index[r, col])
+        return self.road_map.roads[k].id if k >= 0 else None
+
     def barcode_under(self, i: int) -> int:
         """Index of the barcode (or mark) under robot i's right (reading) ground sensor, or -1."""
         x, y, th = self.poses[i]

@@ -1,0 +1,237 @@
+"""Intersections of the report (§7) built from a few parameters: roundabout, location, branching.
+
+Each generator returns the roads, marks and barcodes that make the intersection, plus its
+description for the road graph and the controller. The geometry follows two rules of the
+report's design:
+
+- A robot that keeps following the line takes the exit. Exits are drawn over the road they
+  leave (layer +1), so their gradient wins where the two overlap. The mark (a single black bit)
+  ends where the exit splits off "at the beginning of the exit turn … on a straight line" (§7.1).
+  A robot that continues drives blind for 21 counts (≈ 10 cm at SPEED_LOW, §7.1). The exit turns
+  away with a 10 cm radius, so by then its band has cleared the road's centre by more than the
+  sensor needs (2.2 cm of offset after 6.6 cm, against the 7.3 cm the blind drive covers past the
+  split).
+- Entries merge tangentially from the right and are drawn under the road they join (layer −1), so
+  traffic on that road never sees them. Their mark is where the entering road's band has not yet
+  reached the road's right side (11 cm before the merge). It makes the robot "cross" the entry
+  as in the report, and it keeps the count of bits that decides where a roundabout may be left
+  (only on even counts).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from thymio_road.barcode import BIT_LENGTH
+
+Pose = tuple[float, float, float]
+
+#: Radius of the turn that starts an exit (see the module docstring for why 10 cm).
+EXIT_RADIUS = 0.10
+#: Where an entry's band starts to cover the bits on the right of the road it joins.
+ENTRY_CLEARANCE = 0.11
+#: Lateral distance between a location's siding and the road: the report's parallel tracks
+#: were close enough that robots side by side did not see each other (§7.2, Fig. 16).
+SIDING_OFFSET = 0.13
+
+#: actionType of Appendix A, which also sets CONTINUE's left bias (85 + 3·type) % (§9).
+ACTION_TYPES = {'branching': 0, 'roundabout': 1, 'crossroad': 2, 'location': 3}
+#: Barcode codes on the road announcing each kind (Table 6).
+ROAD_CODES = {'branching': 4, 'crossroad': 5, 'location': 6, 'roundabout': 7}
+
+
+@dataclass
+class Intersection:
+    """What the road graph, the controller's tracking and the metrics need to know."""
+
+    id: str
+    kind: str
+    #: Road the intersection is entered from → list of (mark id, branch) in driving order; the
+    #: branch is the road taken when the robot exits at that mark (None: a mark to cross).
+    marks: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
+    #: Road taken when continuing through, per road entered from.
+    through: dict[str, str] = field(default_factory=dict)
+    #: Location number (locations only).
+    number: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Generated:
+    roads: list[dict] = field(default_factory=list)
+    marks: list[dict] = field(default_factory=list)
+    barcodes: list[dict] = field(default_factory=list)
+    poses: dict[str, Pose] = field(default_factory=dict)
+    intersections: list[Intersection] = field(default_factory=list)
+
+    def extend(self, other: 'Generated') -> None:
+        self.roads += other.roads
+        self.marks += other.marks
+        self.barcodes += other.barcodes
+        self.poses.update(other.poses)
+        self.intersections += other.intersections
+
+
+def _advance(pose: Pose, pieces: list[dict]) -> Pose:
+    from thymio_road.map import Arc, Straight
+    x, y, h = pose
+    for p in pieces:
+        piece = Straight(x, y, h, p['straight']) if 'straight' in p else \
+            Arc(x, y, h, p['arc']['radius'], math.radians(p['arc']['angle_deg']))
+        x, y, h = piece.pose_at(piece.length)
+    return x, y, h
+
+
+def _road(road_id: str, pose: Pose, pieces: list[dict], layer: int = 0, closed: bool = False) -> dict:
+    return {'id': road_id, 'start': [round(pose[0], 9), round(pose[1], 9), round(math.degrees(pose[2]), 9)],
+            'pieces': pieces, 'closed': closed, 'layer': layer}
+
+
+def _split(pieces: list[dict], at: float) -> tuple[list[dict], list[dict]]:
+    """Cut a piece list at arc length `at` (an arc or straight is cut in two)."""
+    first: list[dict] = []
+    done = 0.0
+    for k, p in enumerate(pieces):
+        if 'straight' in p:
+            length = p['straight']
+        else:
+            length = p['arc']['radius'] * math.radians(abs(p['arc']['angle_deg']))
+        if done + length >= at:
+            cut = at - done
+            if 'straight' in p:
+                head, tail = {'straight': cut}, {'straight': length - cut}
+            else:
+                r, a = p['arc']['radius'], p['arc']['angle_deg']
+                part = a * cut / length
+                head = {'arc': {'radius': r, 'angle_deg': part}}
+                tail = {'arc': {'radius': r, 'angle_deg': a - part}}
+            return first + [head], [tail] + pieces[k + 1:]
+        first.append(p)
+        done += length
+    return first, []
+
+
+def _mark(mark_id: str, road: str, end: float) -> dict:
+    return {'id': mark_id, 'road': road, 'at': round(end - BIT_LENGTH, 6)}
+
+
+def roundabout(rid: str, centre: tuple[float, float], arms: list[str], heading: float,
+               side: float = 0.50, radius: float = 0.20, stub: float = 0.10) -> Generated:
+    """A ring of N straights (one per arm) joined by arcs, driven counter-clockwise.
+
+    On straight k a circulating robot meets arm k's exit mark, the exit, the entry mark and the
+    entry; a robot that entered at arm k therefore meets arm k+1's exit first (an even count).
+    """
+    n = len(arms)
+    turn = 360.0 / n
+    # After crossing the exit the robot needs ~15 cm of line following to be centred again
+    # before it crosses the entry (two blind drives in a row add up their left drift).
+    split_at, merge_at = 0.04, 0.44
+    if side < merge_at + 0.03:
+        raise ValueError(f'side must be at least {merge_at + 0.03:.2f} m to hold an exit and an entry')
+    apothem = (side / 2) / math.tan(math.pi / n) + radius if n > 2 else radius
+    h0 = heading
+    out = (math.sin(h0), -math.cos(h0))
+    start = (centre[0] + apothem * out[0] - side / 2 * math.cos(h0),
+             centre[1] + apothem * out[1] - side / 2 * math.sin(h0), h0)
+    ring_id = f'{rid}.ring'
+    pieces = []
+    for _ in range(n):
+        pieces += [{'straight': side}, {'arc': {'radius': radius, 'angle_deg': turn}}]
+    g = Generated()
+    g.roads.append(_road(ring_id, start, pieces, 0, closed=True))
+    period = side + radius * math.radians(turn)
+    info = Intersection(rid, 'roundabout', extra={'ring': ring_id, 'arms': list(arms)})
+    ring_marks: list[tuple[str, str | None]] = []
+    for k, arm in enumerate(arms):
+        base = k * period
+        split_pose = _advance(start, pieces[:2 * k] + [{'straight': split_at}])
+        exit_pieces = [{'arc': {'radius': EXIT_RADIUS, 'angle_deg': -90}}, {'straight': stub}]
+        exit_id = f'{rid}.exit.{arm}'
+        g.roads.append(_road(exit_id, split_pose, exit_pieces, +1))
+        g.poses[exit_id] = _advance(split_pose, exit_pieces)
+        merge_pose = _advance(start, pieces[:2 * k] + [{'straight': merge_at}])
+        mx, my, mh = merge_pose
+        cx, cy = mx + EXIT_RADIUS * math.sin(mh), my - EXIT_RADIUS * math.cos(mh)
+        arc_start = (cx - EXIT_RADIUS * math.cos(mh), cy - EXIT_RADIUS * math.sin(mh), mh + math.pi / 2)
+        entry_start = (arc_start[0] - stub * math.cos(arc_start[2]), arc_start[1] - stub * math.sin(arc_start[2]),
+                       arc_start[2])
+        entry_id = f'{rid}.entry.{arm}'
+        g.roads.append(_road(entry_id, entry_start,
+                             [{'straight': stub}, {'arc': {'radius': EXIT_RADIUS, 'angle_deg': -90}}], -1))
+        g.poses[entry_id] = entry_start
+        exit_mark, entry_mark = f'{rid}.exit_mark.{arm}', f'{rid}.entry_mark.{arm}'
+        g.marks.append(_mark(exit_mark, ring_id, base + split_at - 0.001))
+        g.marks.append(_mark(entry_mark, ring_id, base + merge_at - ENTRY_CLEARANCE))
+        ring_marks += [(exit_mark, exit_id), (entry_mark, None)]
+    info.marks[ring_id] = ring_marks
+    g.intersections.append(info)
+    return g
+
+
+def location(lid: str, number: int, road: str, at: float, road_pose: Callable[[float], Pose],
+             parallel: float = 0.5, barcode_after: float = 0.04) -> Generated:
+    """A railway-style siding on the right of a straight road (report §7.2, Fig. 17).
+
+    Marks on the road: the entry (the siding splits off there) and, before the siding rejoins,
+    a mark to cross the merge; on the siding, 4 cm after its first S-curve, the barcode naming
+    the location (Table 6: "in a location", codes are location numbers).
+    """
+    r_out, r_in = EXIT_RADIUS, 0.15
+    alpha = math.degrees(math.acos(1 - SIDING_OFFSET / (r_out + r_in)))
+    advance = (r_out + r_in) * math.sin(math.radians(alpha))
+    split = road_pose(at)
+    in_pieces = [{'arc': {'radius': r_out, 'angle_deg': -alpha}}, {'arc': {'radius': r_in, 'angle_deg': alpha}},
+                 {'straight': parallel}]
+    out_pieces = [{'arc': {'radius': r_in, 'angle_deg': alpha}}, {'arc': {'radius': r_out, 'angle_deg': -alpha}}]
+    in_id, out_id = f'{lid}.siding', f'{lid}.siding_exit'
+    g = Generated()
+    g.roads.append(_road(in_id, split, in_pieces, +1))
+    g.roads.append(_road(out_id, _advance(split, in_pieces), out_pieces, -1))
+    merge = at + 2 * advance + parallel
+    entry_mark, cross_mark = f'{lid}.entry_mark', f'{lid}.merge_mark'
+    g.marks.append(_mark(entry_mark, road, at - 0.001))
+    g.marks.append(_mark(cross_mark, road, merge - 0.13))
+    g.barcodes.append({'id': f'{lid}.name', 'road': in_id, 'code': number,
+                       'at': round(r_out * math.radians(alpha) + r_in * math.radians(alpha) + barcode_after, 6)})
+    info = Intersection(lid, 'location', number=number,
+                        marks={road: [(entry_mark, in_id), (cross_mark, None)]},
+                        through={road: road},
+                        extra={'road': road, 'siding': [in_id, out_id], 'split_at': at, 'merge_at': merge})
+    g.intersections.append(info)
+    return g
+
+
+def branching(bid: str, road_a: str, at_a: float, road_b: str, at_b: float,
+              pose_a: Callable[[float], Pose], pose_b: Callable[[float], Pose], gap: float = 0.2
+              ) -> Generated:
+    """Two one-way links between roads that run side by side in opposite directions (§7.3).
+
+    Road b runs to the right of road a. The link a→b leaves a at `at_a` and joins b at `at_b`; the
+    link b→a leaves b `gap` metres before that and joins a `gap` metres after `at_a`, so on each
+    road the split comes first and a robot never meets the link back into the road it just left.
+    """
+    from thymio_road.paths import dubins
+    g = Generated()
+    ab, ba = f'{bid}.a_to_b', f'{bid}.b_to_a'
+    split_a, merge_b = pose_a(at_a), pose_b(at_b)
+    split_b, merge_a = pose_b(at_b - gap), pose_a(at_a + gap)
+    for link, start, end in ((ab, split_a, merge_b), (ba, split_b, merge_a)):
+        # The link leaves over the road it splits from and arrives under the road it joins.
+        pieces = dubins(start, end, EXIT_RADIUS)
+        length = sum(p['straight'] if 'straight' in p else
+                     p['arc']['radius'] * math.radians(abs(p['arc']['angle_deg'])) for p in pieces)
+        leave, arrive = _split(pieces, length / 2)
+        g.roads.append(_road(link, start, leave, +1))
+        g.roads.append(_road(f'{link}.join', _advance(start, leave), arrive, -1))
+    marks = {}
+    for road, split_at, merge_at, link in ((road_a, at_a, at_a + gap, ab), (road_b, at_b - gap, at_b, ba)):
+        exit_mark, cross_mark = f'{bid}.exit_mark.{road}', f'{bid}.merge_mark.{road}'
+        g.marks.append(_mark(exit_mark, road, split_at - 0.001))
+        g.marks.append(_mark(cross_mark, road, merge_at - ENTRY_CLEARANCE))
+        marks[road] = [(exit_mark, link), (cross_mark, None)]
+    g.intersections.append(Intersection(bid, 'branching', marks=marks,
+                                        through={road_a: road_a, road_b: road_b},
+                                        extra={'links': {ab: road_b, ba: road_a}}))
+    return g

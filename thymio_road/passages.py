@@ -1,0 +1,85 @@
+"""Did each intersection passage end on the branch the robot chose? (ground truth vs decisions)
+
+The robot publishes a `decision` event ('exit' or 'continue') at every mark it acts on. The world
+publishes `barcode_enter` when the robot's reading sensor enters a mark. The map knows, per mark,
+the branch an exit takes. The road the robot is on a little later comes from ground truth (its
+follow sensor over the printed map). The same function serves a live run and a bag.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from thymio_road.map import RoadMap
+
+#: A decision belongs to the mark entered at most this long before it.
+MARK_WINDOW = 1.0
+#: The road is checked this long after the decision: past the split, still on the branch.
+SETTLE = 3.0
+
+
+@dataclass
+class Passage:
+    t: float
+    intersection: str
+    kind: str
+    mark: str
+    choice: str
+    expected: str
+    actual: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.actual == self.expected
+
+
+@dataclass
+class PassageScore:
+    passages: list[Passage] = field(default_factory=list)
+    unmatched: int = 0
+
+    @property
+    def success_rate(self) -> float:
+        return sum(p.ok for p in self.passages) / len(self.passages) if self.passages else float('nan')
+
+    def counts(self) -> dict[str, int]:
+        """Passages per intersection kind and choice, e.g. 'roundabout exit'."""
+        return dict(sorted(Counter(f'{p.kind} {p.choice}' for p in self.passages).items()))
+
+    def as_dict(self) -> dict:
+        return {'passages': len(self.passages), 'ok': sum(p.ok for p in self.passages),
+                'success_rate': self.success_rate, 'unmatched_decisions': self.unmatched,
+                'by_kind_and_choice': self.counts(),
+                'failures': [p.__dict__ for p in self.passages if not p.ok]}
+
+
+def mark_table(road_map: RoadMap) -> dict[str, tuple[str, str, str, str | None]]:
+    """mark id → (intersection id, kind, road the mark is on, road an exit there takes)."""
+    table = {}
+    for inter in road_map.intersections:
+        for road, marks in inter.marks.items():
+            for mark, branch in marks:
+                table[mark] = (inter.id, inter.kind, road, branch)
+    return table
+
+
+def score_passages(road_map: RoadMap, robot: str, world_events: list[dict], robot_events: list[dict],
+                   road_at: Callable[[float], str | None], until: float = float('inf')) -> PassageScore:
+    """Compare every decision with the road the robot is on SETTLE seconds later."""
+    table = mark_table(road_map)
+    entered = [(e['t'], e['barcode']) for e in world_events
+               if e.get('kind') == 'barcode_enter' and e.get('robot') == robot and e['barcode'] in table]
+    score = PassageScore()
+    for e in robot_events:
+        if e.get('kind') != 'decision' or e['t'] + SETTLE > until:
+            continue
+        marks = [m for t, m in entered if e['t'] - MARK_WINDOW <= t <= e['t']]
+        if not marks:
+            score.unmatched += 1
+            continue
+        inter, kind, road, branch = table[marks[-1]]
+        expected = branch if e['choice'] == 'exit' else road
+        score.passages.append(Passage(e['t'], inter, kind, marks[-1], e['choice'], expected or road,
+                                      road_at(e['t'] + SETTLE)))
+    return score
