@@ -14,7 +14,6 @@ import socket
 import threading
 import time
 
-import numpy as np
 import pytest
 
 from thymio_road import driver as d
@@ -387,9 +386,8 @@ def test_every_tdmclient_name_used_exists_in_the_installed_tdmclient():
         assert (attribute or owner_name) in source, dotted
     # Coroutine methods are generator functions that TdmLink steps itself.
     from tdmclient import ClientAsyncCacheNode
-    for name in ('lock', 'register_events', 'compile', 'watch', 'run'):
-        assert inspect.isgeneratorfunction(inspect.unwrap(getattr(ClientAsyncCacheNode, name))) or \
-            inspect.isgeneratorfunction(getattr(ClientAsyncCacheNode, name).__wrapped__), name
+    for name in ('lock', 'register_events', 'compile', 'watch', 'run', 'set_variables', 'unlock'):
+        assert inspect.isgeneratorfunction(getattr(ClientAsyncCacheNode, name)), name
 
 
 def test_tdm_link_refuses_bad_parameters_and_unreachable_tdm(program):
@@ -412,7 +410,7 @@ class LoopbackTdm:
 
     def __init__(self, robot_name: str = 'Thymio 7') -> None:
         from tdmclient import Server, ServerNode, ThymioFB
-        from tdmclient.server import ServerHandler
+        from tdmclient.server import ServerHandler, ServerThread
 
         class Robot(ServerNode):
             def __init__(self) -> None:
@@ -424,17 +422,24 @@ class LoopbackTdm:
                 self.programs.append(program)
                 return None
 
+        class Connection(ServerThread):
+            """tdmclient's connection thread, ending when the client closes (it would spin)."""
+
+            def read_uint32(self) -> int:
+                if self.socket.recv(4, socket.MSG_PEEK) == b'':
+                    raise ConnectionResetError('client closed')
+                return super().read_uint32()
+
         self.robot = Robot()
         self.server = Server(port=0)
         self.server.nodes.add(self.robot)
         self.out: queue.Queue = queue.Queue()
-        self.server.on_accept = lambda q: (self.__dict__.update(out=q) or (None, None))
-        self.server.socket_listener = socket.socket()
-        self.server.socket_listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.server.socket_listener.bind(('127.0.0.1', 0))
-        self.server.socket_listener.listen(1)
-        self.port = self.server.socket_listener.getsockname()[1]
+        self.listener = socket.socket()
+        self.listener.bind(('127.0.0.1', 0))
+        self.listener.listen(1)
+        self.port = self.listener.getsockname()[1]
         self.received: list[tuple[str, list[int]]] = []
+        self.connection: threading.Thread | None = None
         original = ServerHandler.process_message
         received = self.received
 
@@ -450,7 +455,15 @@ class LoopbackTdm:
 
         self._patch = (ServerHandler, original)
         ServerHandler.process_message = recording
-        self.thread = threading.Thread(target=self.server.accept, daemon=True)
+
+        def accept() -> None:
+            try:
+                sock, address = self.listener.accept()
+            except OSError:
+                return  # closed before anyone connected
+            self.connection = Connection(self.server, sock, address, output_packet_queue=self.out)
+            self.connection.start()
+        self.thread = threading.Thread(target=accept, daemon=True)
         self.thread.start()
 
     def emit(self, name: str, values: list[int]) -> None:
@@ -461,7 +474,11 @@ class LoopbackTdm:
 
     def close(self) -> None:
         self._patch[0].process_message = self._patch[1]
-        self.server.socket_listener.close()
+        self.listener.close()
+        self.thread.join(1.0)
+        if self.connection is not None:
+            self.connection.join(2.0)
+            assert not self.connection.is_alive(), 'the TDM connection thread did not end'
 
 
 def test_tdm_link_end_to_end_with_tdmclients_protocol_server(program):
@@ -480,9 +497,9 @@ def test_tdm_link_end_to_end_with_tdmclients_protocol_server(program):
         core.connected, core.robot = True, described             # already connected above
         core.on_cmd_vel(*rm.units_to_twist(120, -80), now=0.0)
         tdm.emit(d.EVENT_SENSORS, [1, 2, 3, 4, 5, 6, 7, 800, 900, 100, 101])
-        deadline, readings = time.monotonic() + 3.0, []
-        while not readings and time.monotonic() < deadline:
-            readings = core.step(time.monotonic() - deadline + 3.0).sensors
+        t0, readings = time.monotonic(), []
+        while not readings and time.monotonic() < t0 + 3.0:
+            readings = core.step(time.monotonic() - t0).sensors
             time.sleep(0.02)
         assert readings and readings[0].ground == (800, 900) and readings[0].speeds == (100, 101)
         deadline = time.monotonic() + 3.0
@@ -506,12 +523,17 @@ def test_tdm_link_end_to_end_with_tdmclients_protocol_server(program):
         tdm.close()
 
 
-def test_tdm_link_refuses_a_locked_or_missing_robot(program):
+@pytest.mark.parametrize('wanted,status,message', [
+    ('Thymio 9', 2, r"no free robot named 'Thymio 9'.*robots seen: 'Thymio 7' \(.*\) \(status 2\)"),
+    ('', 3, r"no free robot at all.*robots seen: 'Thymio 7' \(.*\) \(status 3\)"),   # busy: locked by another
+])
+def test_tdm_link_refuses_a_missing_or_busy_robot(program, wanted, status, message):
     from thymio_road.thymio_link import TdmLink
     tdm = LoopbackTdm('Thymio 7')
-    link = TdmLink('127.0.0.1', tdm.port, robot_name='Thymio 9', timeout=0.6)
+    tdm.robot.status = status
+    link = TdmLink('127.0.0.1', tdm.port, robot_name=wanted, timeout=0.6)
     try:
-        with pytest.raises(LinkError, match="no free robot named 'Thymio 9'.*robots seen: 'Thymio 7'"):
+        with pytest.raises(LinkError, match=message):
             link.connect(program)
     finally:
         link.close()
