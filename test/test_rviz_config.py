@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from thymio_road import robot_model as rm
-from thymio_road.launch_graph import (MARKER_NAMESPACES, SHIPPED_RVIZ_SCENARIO, rviz_config_path,
-                                      rviz_for_scenario, shipped_rviz_path)
+from thymio_road.launch_graph import (IR_LINKS_TOPIC, MARKER_NAMESPACES, SHIPPED_RVIZ_SCENARIO,
+                                      rviz_config_path, rviz_for_scenario, shipped_rviz_path)
 from thymio_road.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +75,9 @@ def test_config_shows_map_markers_tf_and_every_robots_cones(config, robots):
     assert shown['/map']['Class'] == 'rviz_default_plugins/Map'
     assert shown['/map']['Topic']['Durability Policy'] == 'Transient Local'   # latched map
     markers = shown['/world/markers']
-    assert set(markers['Namespaces']) >= {'robots', 'ir_links', 'traffic_lights'} == set(MARKER_NAMESPACES)
+    assert set(markers['Namespaces']) == {'robots', 'traffic_lights'} == set(MARKER_NAMESPACES)
+    assert shown[IR_LINKS_TOPIC]['Class'] == 'rviz_default_plugins/MarkerArray'
+    assert set(shown[IR_LINKS_TOPIC]['Namespaces']) == {'ir_links'}
     tf = [d for d in displays(config['Visualization Manager']['Displays']) if d['Class'] == 'rviz_default_plugins/TF']
     assert len(tf) == 1 and all(tf[0]['Frames'][f'{r}/base_link']['Value'] for r in robots)
     assert robots == ['thymio1', 'thymio2', 'thymio3']
@@ -96,15 +98,23 @@ def test_generated_config_for_more_robots():
 
 @pytest.fixture(scope='module')
 def bag(tmp_path_factory) -> Path:
+    """One simulated second of the oval with the IR medium (an `ir:` key), recorded."""
     from thymio_road.runtime.recorder import BagRecorder
     from thymio_road.runtime.run import Graph
-    path = tmp_path_factory.mktemp('rviz') / 'bag'
-    recorder = BagRecorder(path)
+    folder = tmp_path_factory.mktemp('rviz')
+    shipped = load_scenario(SHIPPED_RVIZ_SCENARIO)
+    text = shipped.source.read_text()
+    scenario_file = folder / 'oval_ir.yaml'
+    scenario_file.write_text(text.replace(next(line for line in text.splitlines() if line.startswith('map:')),
+                                          f'map: {shipped.road_map.source}') + '\nir: {}\n')
+    scenario = load_scenario(scenario_file)
+    assert [r.name for r in scenario.robots] == [r.name for r in shipped.robots]
+    recorder = BagRecorder(folder / 'bag')
     try:
-        Graph(load_scenario(SHIPPED_RVIZ_SCENARIO), recorder).run(1.0)
+        Graph(scenario, recorder).run(1.0)
     finally:
         recorder.close()
-    return path
+    return folder / 'bag'
 
 
 @pytest.fixture(scope='module')

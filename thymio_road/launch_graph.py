@@ -266,9 +266,10 @@ def plan(arguments: Mapping[str, str]) -> LaunchPlan:
 #: The shipped config/rviz/road_network.rviz is rviz_text() for this scenario's robots and map.
 SHIPPED_RVIZ_SCENARIO = 'oval'
 RVIZ_FILE = 'road_network.rviz'
-#: Marker namespaces on /world/markers: robots (world), real robots (drivers), IR links and
-#: traffic lights (published by the IR and traffic-light nodes).
-MARKER_NAMESPACES = ('robots', 'ir_links', 'traffic_lights')
+#: Marker namespaces on /world/markers: robots (the world's), traffic lights (the traffic-light
+#: nodes'); drivers add real_robots/<robot>. IR links are on /world/ir_links (the IR medium's).
+MARKER_NAMESPACES = ('robots', 'traffic_lights')
+IR_LINKS_TOPIC, IR_LINKS_NAMESPACE = '/world/ir_links', 'ir_links'
 #: Colours of the proximity cones per robot (cycled).
 _COLOURS = ('255; 85; 0', '0; 170; 255', '170; 0; 255', '0; 200; 100', '255; 200; 0', '255; 0; 127')
 
@@ -305,6 +306,8 @@ def rviz_config(robots: Sequence[str], map_size: tuple[float, float]) -> dict[st
         {'Class': 'rviz_default_plugins/MarkerArray', 'Name': 'World markers', 'Enabled': True,
          'Namespaces': {ns: True for ns in MARKER_NAMESPACES},
          'Topic': _topic('/world/markers'), 'Value': True},
+        {'Class': 'rviz_default_plugins/MarkerArray', 'Name': 'IR links', 'Enabled': True,
+         'Namespaces': {IR_LINKS_NAMESPACE: True}, 'Topic': _topic(IR_LINKS_TOPIC), 'Value': True},
         {'Class': 'rviz_default_plugins/TF', 'Name': 'TF', 'Enabled': True, 'Frame Timeout': 15,
          'Frames': {'All Enabled': False, 'map': {'Value': True},
                     **{f'{r}/base_link': {'Value': True} for r in robots}},
