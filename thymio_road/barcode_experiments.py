@@ -148,9 +148,8 @@ def run_track(map_data: dict, folder: Path, speed: int, laps: float, seed: int,
     scenario = load_scenario(scenario_file, controller={'speed': speed}, seed=seed)
     if 'speed_factor' not in (controller or {}):
         # Calibrate the robot first, as the report did before every test (§10).
-        factor = calibrate(1, seed, world_params(scenario))[0]
-        scenario = load_scenario(scenario_file, controller={'speed': speed, 'speed_factor': factor},
-                                 seed=seed)
+        factors = calibrate(1, seed, world_params(scenario))[0]
+        scenario = load_scenario(scenario_file, controller={'speed': speed, **factors}, seed=seed)
     lap = scenario.road_map.road('loop').length
     duration = laps * lap / max(rm.wheel_speed_scalar(speed), 1e-3)
     graph = Graph(scenario)

@@ -23,42 +23,56 @@ _STRIP = {'name': 'calibration_strip', 'size': [STRIP_LENGTH + 0.4, 0.3],
           'marks': [{'id': 'stop', 'road': 'strip', 'at': STRIP_LENGTH}]}
 
 
-def count_events(world: World, i: int, command: int, limit: int = 10_000) -> int:
-    """Events robot i needs, line-following at `command`, until its reading sensor sees black."""
+def count_events(world: World, i: int, command: int, limit: int = 10_000) -> tuple[int, float]:
+    """Events robot i needs, line-following at `command`, until its reading sensor sees black,
+    and the mean left − right command it needed to keep straight over the second half."""
     controller = RoadController(ControllerParams(speed=command, barcode_actions=False,
                                                  grey_thresh=400, avoidance='off'))
     t = 0.0
+    corrections = []
     for count in range(1, limit):
         t += 0.1
         world.sync(i, t)
         ground = world.read_ground(i)
         if ground[1] < controller.params.grey_thresh and count > 5:
-            return count
-        world.command(i, *controller.step((ground[0], 1023), [0] * 7), at=t)
+            half = corrections[len(corrections) // 2:]
+            return count, sum(half) / max(len(half), 1)
+        left, right = controller.step((ground[0], 1023), [0] * 7)
+        corrections.append(left - right)
+        world.command(i, left, right, at=t)
     raise RuntimeError(f'robot {world.specs[i].name} never reached the calibration bar')
 
 
 def calibrate(robot_count: int, seed: int, params: WorldParams, command: int = REFERENCE_COMMAND
-              ) -> dict[str, float]:
-    """Speed factors of the robots a world with this seed and robot count creates."""
+              ) -> dict[int, dict[str, float]]:
+    """Speed factor and wheel balance of the robots a world with this seed and count creates.
+
+    The wheel balance is our addition: the report's strip kept the robot straight with its
+    gradient (§10) but did not measure how much correction that took. Going straight, the left
+    wheel's command exceeds the right one's by the mean correction c, so the wheels' gains
+    differ by (command + c/2)/(command − c/2).
+    """
     strip = parse_map(_STRIP, 'calibration strip')
     pose = start_pose_on_road(strip, 'strip', 0.05)
     # The robots' motor gains depend only on the seed and their index, not on the map.
     world = World(strip, [RobotSpec(f'r{k}', *pose) for k in range(robot_count)], params, seed)
     exact = replace(params, motor_gain_spread=0.0, motor_noise=0.0)
-    reference = count_events(World(strip, [RobotSpec('ref', *pose)], exact, seed), 0, command)
+    reference, _ = count_events(World(strip, [RobotSpec('ref', *pose)], exact, seed), 0, command)
     factors = {}
     for i in range(robot_count):
         # One robot at a time on the strip: the others are parked far away.
         world.poses[:, 1] = 10.0
         world.poses[i] = pose
         world.clock[:] = 0.0
-        factors[i] = round(count_events(world, i, command) / reference, 3)
+        counts, correction = count_events(world, i, command)
+        half = correction / 2
+        factors[i] = {'speed_factor': round(counts / reference, 3),
+                      'wheel_balance': round((command + half) / (command - half), 4)}
     return factors
 
 
-def write_overrides(names: list[str], factors: dict[int, float], path: Path) -> None:
+def write_overrides(names: list[str], factors: dict[int, dict[str, float]], path: Path) -> None:
     """A YAML file of per-robot controller overrides (`robots: calibration:` in a scenario)."""
-    data = {name: {'speed_factor': factors[i]} for i, name in enumerate(names)}
+    data = {name: factors[i] for i, name in enumerate(names)}
     path.write_text('# Speed calibration (report §10): command × counts = constant.\n'
                     + yaml.safe_dump(data, sort_keys=True))

@@ -114,7 +114,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     factors = calibrate(len(names), scenario.seed, world_params(scenario))
     write_overrides(names, factors, args.out)
     for i, name in enumerate(names):
-        print(f'{name}: speed_factor {factors[i]}')
+        print(f"{name}: speed_factor {factors[i]['speed_factor']}, wheel_balance {factors[i]['wheel_balance']}")
     print(f'written to {args.out}')
     return 0
 

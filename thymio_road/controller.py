@@ -78,6 +78,9 @@ class ControllerParams:
     #: The robot's speed calibration (report §10): motor commands are multiplied by it so that
     #: this robot drives at the reference robot's speed ("command × counts = constant").
     speed_factor: float = 1.0
+    #: The left wheel's command is multiplied by it so that both wheels turn alike (measured by
+    #: `thymio-road calibrate` from the line-following correction on a straight strip).
+    wheel_balance: float = 1.0
     #: Intersection counters in 0.1 s counts (report §7): CONTINUE drives blind for `crossing`;
     #: EXIT follows the line for `exit_count` (roundabout, branching) before ROAD; in a location
     #: the robot stops after `location_count` for `stop_count` (2 s, "delivering").
@@ -100,6 +103,8 @@ class ControllerParams:
         for name in ('crossing', 'exit_count', 'location_count', 'stop_count'):
             if not 1 <= getattr(self, name) <= 1000:
                 raise ValueError(f'{name} must be in 1..1000 counts, got {getattr(self, name)}')
+        if not 0.8 <= self.wheel_balance <= 1.25:
+            raise ValueError(f'wheel_balance must be in [0.8, 1.25], got {self.wheel_balance}')
         if not 0.5 <= self.speed_factor <= 2.0:
             raise ValueError(f'speed_factor must be in [0.5, 2], got {self.speed_factor}')
         if not 0 < self.black_ratio < 1:
@@ -184,8 +189,10 @@ class RoadController:
             self._exit(follow, read)
         if self.state is State.READ:
             self._read(read)
-        f = self.params.speed_factor
-        return (left, right) if f == 1.0 else (_clip(round(left * f)), _clip(round(right * f)))
+        f, b = self.params.speed_factor, self.params.wheel_balance
+        if f == 1.0 and b == 1.0:
+            return left, right
+        return _clip(round(left * f * b)), _clip(round(right * f))
 
     def stop(self) -> None:
         """The centre button: stop whatever the state (§3, STOP)."""

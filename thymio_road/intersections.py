@@ -117,42 +117,47 @@ def _mark(mark_id: str, road: str, end: float) -> dict:
 
 
 def roundabout(rid: str, centre: tuple[float, float], arms: list[str], heading: float,
-               side: float = 0.50, radius: float = 0.20, stub: float = 0.10) -> Generated:
-    """A ring of N straights (one per arm) joined by arcs, driven counter-clockwise.
+               radius: float = 0.65, stub: float = 0.10) -> Generated:
+    """A circular ring driven counter-clockwise, with an exit and an entry per arm.
 
-    On straight k a circulating robot meets arm k's exit mark, the exit, the entry mark and the
-    entry; a robot that entered at arm k therefore meets arm k+1's exit first (an even count).
+    Arm k points at `heading + k·360°/N` from the centre. A circulating robot meets arm k's exit
+    mark, the exit, the entry mark and the entry; a robot that entered at arm k therefore meets
+    arm k+1's exit first (an even count). The ring's radius matters: CONTINUE drives blind with
+    a left bias of 88 % (§9), a circle of 0.78 m. On a ring of 0.65 m the blind 10 cm end 3 mm
+    outside the road's centre with 1 cm to spare from the exit's band; straight sides left the
+    robot 1.5 cm off to the left (off the road), a 0.5 m ring 1 cm to the right (too near the exit).
     """
     n = len(arms)
-    turn = 360.0 / n
-    # After crossing the exit the robot needs ~15 cm of line following to be centred again
-    # before it crosses the entry (two blind drives in a row add up their left drift).
-    split_at, merge_at = 0.04, 0.44
-    if side < merge_at + 0.03:
-        raise ValueError(f'side must be at least {merge_at + 0.03:.2f} m to hold an exit and an entry')
-    apothem = (side / 2) / math.tan(math.pi / n) + radius if n > 2 else radius
-    h0 = heading
-    out = (math.sin(h0), -math.cos(h0))
-    start = (centre[0] + apothem * out[0] - side / 2 * math.cos(h0),
-             centre[1] + apothem * out[1] - side / 2 * math.sin(h0), h0)
+    circumference = 2 * math.pi * radius
+    half_arm = 0.20  # exit split and entry merge lie 20 cm before and after the arm's axis
+    needed = 2 * half_arm + 0.20
+    if circumference / n < needed:
+        raise ValueError(f'a ring of radius {radius} m has {circumference / n:.2f} m per arm; '
+                         f'{n} arms need {needed:.2f} m each: make the radius at least '
+                         f'{needed * n / (2 * math.pi):.2f} m')
+    theta0 = heading - half_arm / radius
+    start = (centre[0] + radius * math.cos(theta0), centre[1] + radius * math.sin(theta0),
+             theta0 + math.pi / 2)
     ring_id = f'{rid}.ring'
-    pieces = []
-    for _ in range(n):
-        pieces += [{'straight': side}, {'arc': {'radius': radius, 'angle_deg': turn}}]
+    pieces = [{'arc': {'radius': radius, 'angle_deg': 360.0 / n}} for _ in range(n)]
     g = Generated()
     g.roads.append(_road(ring_id, start, pieces, 0, closed=True))
-    period = side + radius * math.radians(turn)
     info = Intersection(rid, 'roundabout', extra={'ring': ring_id, 'arms': list(arms)})
     ring_marks: list[tuple[str, str | None]] = []
+    period = circumference / n
+
+    def ring_pose(s: float) -> Pose:
+        a = theta0 + s / radius
+        return centre[0] + radius * math.cos(a), centre[1] + radius * math.sin(a), a + math.pi / 2
+
     for k, arm in enumerate(arms):
-        base = k * period
-        split_pose = _advance(start, pieces[:2 * k] + [{'straight': split_at}])
+        split_at, merge_at = k * period, k * period + 2 * half_arm
+        split_pose = ring_pose(split_at)
         exit_pieces = [{'arc': {'radius': EXIT_RADIUS, 'angle_deg': -90}}, {'straight': stub}]
         exit_id = f'{rid}.exit.{arm}'
         g.roads.append(_road(exit_id, split_pose, exit_pieces, +1))
         g.poses[exit_id] = _advance(split_pose, exit_pieces)
-        merge_pose = _advance(start, pieces[:2 * k] + [{'straight': merge_at}])
-        mx, my, mh = merge_pose
+        mx, my, mh = ring_pose(merge_at)
         cx, cy = mx + EXIT_RADIUS * math.sin(mh), my - EXIT_RADIUS * math.cos(mh)
         arc_start = (cx - EXIT_RADIUS * math.cos(mh), cy - EXIT_RADIUS * math.sin(mh), mh + math.pi / 2)
         entry_start = (arc_start[0] - stub * math.cos(arc_start[2]), arc_start[1] - stub * math.sin(arc_start[2]),
@@ -162,8 +167,9 @@ def roundabout(rid: str, centre: tuple[float, float], arms: list[str], heading: 
                              [{'straight': stub}, {'arc': {'radius': EXIT_RADIUS, 'angle_deg': -90}}], -1))
         g.poses[entry_id] = entry_start
         exit_mark, entry_mark = f'{rid}.exit_mark.{arm}', f'{rid}.entry_mark.{arm}'
-        g.marks.append(_mark(exit_mark, ring_id, base + split_at - 0.001))
-        g.marks.append(_mark(entry_mark, ring_id, base + merge_at - ENTRY_CLEARANCE))
+        # The ring starts at arm 0's split: its exit mark ends where the ring closes.
+        g.marks.append(_mark(exit_mark, ring_id, (split_at - 0.001) % circumference))
+        g.marks.append(_mark(entry_mark, ring_id, merge_at - ENTRY_CLEARANCE))
         ring_marks += [(exit_mark, exit_id), (entry_mark, None)]
     info.marks[ring_id] = ring_marks
     g.intersections.append(info)

@@ -113,10 +113,10 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     _check_world(world, source)
     defaults = {**defaults, **(controller or {})}
     _check_fields(defaults, ControllerParams, f'{source}: scenario.controller')
-    entries = _robots(robots_data, source, road_map, defaults, robots)
+    seed = file_seed if seed is None else int(seed)
+    entries = _robots(robots_data, source, road_map, defaults, robots, seed, world)
     ir = None if ir_data is None else _ir(ir_data, source)
-    return Scenario(name, path.resolve(), road_map, float(duration),
-                    file_seed if seed is None else int(seed), world, entries, defaults, ir)
+    return Scenario(name, path.resolve(), road_map, float(duration), seed, world, entries, defaults, ir)
 
 
 def _ir(data: dict, source: str) -> dict[str, Any]:
@@ -157,7 +157,8 @@ def _check_world(world: dict, source: str) -> None:
 
 
 def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
-            count_override: int | None) -> tuple[RobotEntry, ...]:
+            count_override: int | None, calibration_seed: int = 0,
+            calibration_world: dict | None = None) -> tuple[RobotEntry, ...]:
     f = Fields(data, source, 'scenario.robots', ScenarioError)
     count = f.optional('count', int, 1)
     count = count if count_override is None else count_override
@@ -166,6 +167,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     prefix = f.optional('name_prefix', str, 'thymio')
     overrides = f.optional('overrides', dict, {})
     calibration_file = f.optional('calibration', str, '')
+    auto_calibrate = f.optional('calibrate', bool, False)
     f.done()
     if calibration_file:
         # Per-robot parameters measured by `thymio-road calibrate` (report §10); explicit
@@ -197,9 +199,15 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             raise ScenarioError(f'{source}: scenario.robots.overrides.{name}: must be a mapping, '
                                 f'got {params!r}')
         _check_fields(params, ControllerParams, f'{source}: scenario.robots.overrides.{name}')
+    calibration_world = calibration_world or {}
+    measured: dict[int, dict] = {}
+    if auto_calibrate:
+        # The report calibrated every robot before a run (§10); do it on the simulated ones.
+        from thymio_road.calibration import calibrate
+        measured = calibrate(count, calibration_seed, WorldParams(**calibration_world))
     entries = []
     for k, name in enumerate(names):
-        params = {**defaults, **overrides.get(name, {})}
+        params = {**defaults, **measured.get(k, {}), **overrides.get(name, {})}
         try:
             ControllerParams(**params)
         except ValueError as exc:
@@ -241,8 +249,11 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
         'seed': scenario.seed,
         **dataclasses.asdict(world_params(scenario)),
     })]
-    for entry in scenario.robots:
-        params = {**dataclasses.asdict(ControllerParams(**entry.controller)), 'use_sim_time': True}
+    for k, entry in enumerate(scenario.robots):
+        controller = dict(entry.controller)
+        # Each robot's random decisions get their own seed, derived from the scenario's.
+        controller.setdefault('seed', scenario.seed * 1000 + k)
+        params = {**dataclasses.asdict(ControllerParams(**controller)), 'use_sim_time': True}
         specs.append(NodeSpec('thymio_controller', 'controller', f'/{entry.name}', params))
     if scenario.ir is not None:
         specs.append(NodeSpec('thymio_ir_medium', 'ir_medium', '/', {

@@ -46,6 +46,8 @@ class WorldParams:
     motor_time_constant: float = 0.0
     #: Robot-to-robot spread of the motor gain (the report calibrates it away, §10).
     motor_gain_spread: float = 0.03
+    #: Spread of the difference between a robot's two wheels (relative; ±1 % by default).
+    wheel_imbalance_spread: float = 0.01
     ground_noise: float = rm.GROUND_NOISE
     prox_noise: float = rm.PROX_NOISE
     #: Relative scale error of the wheel odometry, drawn once per robot.
@@ -54,7 +56,7 @@ class WorldParams:
     def __post_init__(self) -> None:
         if not 0.0005 <= self.physics_dt <= 0.05:
             raise ValueError(f'physics_dt must be in [0.0005, 0.05] s, got {self.physics_dt}')
-        for name in ('motor_noise', 'motor_time_constant', 'motor_gain_spread', 'ground_noise', 'prox_noise',
+        for name in ('motor_noise', 'motor_time_constant', 'motor_gain_spread', 'wheel_imbalance_spread', 'ground_noise', 'prox_noise',
                      'odometry_scale_spread'):
             if getattr(self, name) < 0:
                 raise ValueError(f'{name} must be >= 0, got {getattr(self, name)}')
@@ -84,7 +86,9 @@ class World:
         self.targets = np.zeros((n, 2), dtype=int)
         self.wheel = np.zeros((n, 2))
         self.target = np.zeros((n, 2))
-        self.gain = 1.0 + self.rng.normal(0.0, params.motor_gain_spread, (n, 2))
+        common = 1.0 + self.rng.normal(0.0, params.motor_gain_spread, (n, 1))
+        imbalance = self.rng.normal(0.0, params.wheel_imbalance_spread, (n, 1)) / 2
+        self.gain = common * np.hstack([1.0 + imbalance, 1.0 - imbalance])
         self.odom_scale = 1.0 + self.rng.normal(0.0, params.odometry_scale_spread, (n, 2))
         # Each robot's "prox" event has its own phase in the 0.1 s period, on the world's tick.
         self.slots = int(round(rm.PROX_EVENT_PERIOD / params.physics_dt))
