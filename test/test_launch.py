@@ -244,3 +244,12 @@ def test_future_nodes_of_node_specs_pass_through(monkeypatch):
     medium = next(s for s in real.nodes if s.executable == 'thymio_ir_medium')
     assert medium.parameters == {'model': 'enki', 'real_robots': 'thymio3'}
     assert real.nodes[-1].remappings == (('in', 'out'),)
+
+
+def test_once_the_world_skips_real_robots_any_subset_may_be_real(monkeypatch):
+    monkeypatch.setattr(lg, 'WORLD_HONOURS_REAL_ROBOTS', True)
+    nodes = lg.plan({'real': 'thymio1'}).nodes
+    world = nodes[0].parameters
+    assert (world['robot_count'], world['real_robots']) == (3, 'thymio1')   # the full scenario, minus thymio1
+    assert [(s.executable, s.namespace) for s in nodes[1:3]] == [('thymio_driver', '/thymio1'),
+                                                                 ('thymio_controller', '/thymio1')]

@@ -184,8 +184,8 @@ def real_robot_specs(scenario: Scenario, real: Sequence[str], *, tdm_host: str =
             if not simulated:
                 continue  # nothing left to simulate
             params = {**spec.parameters, 'real_robots': ','.join(real)}
-            if 'robot_count' in params:
-                params['robot_count'] = len(simulated)
+            if 'robot_count' in params and not WORLD_HONOURS_REAL_ROBOTS:
+                params['robot_count'] = len(simulated)  # the real ones are the last ones
             out.append(dataclasses.replace(spec, parameters=params))
         elif robot in real_set:
             cal = calibration.get(robot, {})
