@@ -299,21 +299,21 @@ class ProxCommChannel:
 
     def _may_see(self, origin: np.ndarray, direction: np.ndarray, centre: np.ndarray,
                  aperture: float) -> np.ndarray:
-        """Whether a sensor (p×7×2) may see any sensor of the robot at `centre` (p×2): a
-        conservative test against the disc of radius `sensor_radius` around that centre,
-        widening the sector by the disc's angular radius. It only prunes: the exact test follows."""
+        """Whether a sensor (p×7×2) may see any sensor of the robot at `centre` (p×2).
+
+        A conservative test: the other robot's sensors lie in the disc of radius R (the sensors'
+        radius) around its centre, so the sector is widened by the disc's angular radius γ,
+        sin γ = R/|w|, and the range by R. It only prunes; the exact test follows. Written as
+        w·u ≥ |w| cos(β + γ) = cos β · √(|w|² − R²) − sin β · R, with one square root.
+        """
         wx = centre[:, 0, None] - origin[..., 0]
         wy = centre[:, 1, None] - origin[..., 1]
-        dist = np.sqrt(wx * wx + wy * wy)
-        near = dist < self.params.range_m + self.sensor_radius + 1e-9
-        # angle(direction, w) <= aperture + asin(R/|w|), as cosines: no transcendental per element.
-        safe = np.maximum(dist, 1e-12)
-        sin_g = self.sensor_radius / safe
-        cos_g = np.sqrt(np.maximum(1.0 - sin_g * sin_g, 0.0))
-        bound = math.cos(aperture) * cos_g - math.sin(aperture) * sin_g
-        cos_ang = (wx * direction[..., 0] + wy * direction[..., 1]) / safe
-        inside = (sin_g >= 1.0) | (cos_ang >= bound - 1e-9)
-        return near & inside
+        dist2 = wx * wx + wy * wy
+        r2 = self.sensor_radius ** 2
+        near = dist2 < (self.params.range_m + self.sensor_radius) ** 2 + 1e-9
+        dot = wx * direction[..., 0] + wy * direction[..., 1]
+        bound = math.cos(aperture) * np.sqrt(np.maximum(dist2 - r2, 0.0)) - math.sin(aperture) * self.sensor_radius
+        return near & ((dist2 <= r2) | (dot >= bound - 1e-9))
 
     def _contributions(self, d: np.ndarray, cos_e: np.ndarray, cos_r: np.ndarray) -> np.ndarray:
         """w / (d − x0)² per visible emitter→sensor path (d in m, the law in cm)."""
@@ -381,8 +381,13 @@ class ProxCommChannel:
         pt, pr, pp = pt[order], pr[order], pp[order]
         # Prune (pair, LED, sensor) triples with two conservative per-sensor tests, then the exact one.
         may_emit = self._may_see(pos[pt], dirs[pt], poses[pr, :2], self.params.emitter_aperture)
-        may_receive = self._may_see(pos[pr], dirs[pr], poses[pt, :2], self.params.receiver_aperture)
-        pi, ei, si = np.nonzero(may_emit[:, :, None] & may_receive[:, None, :])
+        pi, ei = np.nonzero(may_emit)
+        with_led = np.unique(pi)
+        may_receive = np.zeros(may_emit.shape, dtype=bool)
+        may_receive[with_led] = self._may_see(pos[pr[with_led]], dirs[pr[with_led]], poses[pt[with_led], :2],
+                                              self.params.receiver_aperture)
+        row, si = np.nonzero(may_receive[pi])
+        pi, ei = pi[row], ei[row]
         visible, d, cos_e, cos_r = self._visibility(pos[pt[pi], ei], dirs[pt[pi], ei],
                                                     pos[pr[pi], si], dirs[pr[pi], si])
         pi, ei, si = pi[visible], ei[visible], si[visible]
