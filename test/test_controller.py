@@ -127,3 +127,87 @@ def test_read_only_mode_keeps_the_speed():
 def test_speed_factor_scales_the_motor_commands():
     c = RoadController(ControllerParams(speed=260, speed_factor=1.1))
     assert c.step([500, 900], CLEAR) == (286, 286)
+
+
+def enter(action_code, **params):
+    """A controller that has just read an intersection code on the road."""
+    c = RoadController(ControllerParams(speed=260, **params))
+    c._apply_road_code(action_code)
+    c.drain_events()
+    return c
+
+
+def cross_mark(c):
+    """The robot meets a mark: the trigger reading, then white until CONTINUE/EXIT ends."""
+    c.step([500, 100], CLEAR)
+
+
+def test_intersection_codes_slow_down_and_remember_the_speed():
+    c = enter(7)
+    assert c.state is State.ACTION and c.speed == 150 and c.saved_speed == 260
+    loc = enter(6)
+    assert loc.saved_speed == 150  # a location is left at the lowest speed (Appendix A)
+
+
+def test_continue_drives_blind_with_the_left_bias_for_21_counts():
+    c = enter(7)
+    c.decide = lambda action, passed: 'continue'
+    cross_mark(c)
+    assert c.state is State.CONTINUE
+    # roundabout: actionType 1, left wheel at (85 + 3)% of the speed, whatever the ground reads
+    assert c.step([900, 900], CLEAR) == (132, 150)
+    for _ in range(20):
+        c.step([900, 900], CLEAR)
+    assert c.state is State.CONTINUE  # Appendix A: `counter > 21`
+    c.step([900, 900], CLEAR)
+    assert c.state is State.ACTION and c.counter_continue == 1
+
+
+def test_a_roundabout_is_left_only_on_even_counts():
+    c = enter(7)
+    asked = []
+    c.decide = lambda action, passed: asked.append(passed) or 'exit'
+    c.counter_continue = 1
+    cross_mark(c)
+    assert c.state is State.CONTINUE and asked == []  # odd: an entry, crossed without asking
+    for _ in range(22):
+        c.step([500, 900], CLEAR)
+    cross_mark(c)
+    assert asked == [2] and c.state is State.EXIT
+    for _ in range(42):
+        c.step([500, 900], CLEAR)
+    assert c.state is State.ROAD and c.speed == 260
+
+
+def test_location_exit_reads_the_name_stops_two_seconds_and_leaves_slowly():
+    c = enter(6)
+    c.decide = lambda action, passed: 'exit'
+    cross_mark(c)
+    assert c.state is State.EXIT
+    c.step([500, 900], CLEAR)  # past the entry mark
+    # the location barcode 3 (trigger, bits 1 and 2 black), read from EXIT
+    first, second, third, end = c.read_schedule()
+    for n in range(1, end + 1):
+        c.step([500, 100 if n in (1, first, second) else 900], CLEAR)
+    assert c.location == 3 and c.state is State.EXIT
+    while c.state is State.EXIT:
+        c.step([500, 900], CLEAR)
+    assert c.state is State.STOP and c.delivering
+    stops = 0
+    while c.state is State.STOP:
+        assert c.step([500, 900], CLEAR) == (0, 0)
+        stops += 1
+    assert stops in (20, 21) and c.state is State.ROAD and c.speed == 150
+    kinds = [e.kind for e in c.drain_events()]
+    assert 'location' in kinds and 'stop' in kinds
+
+
+def test_branching_and_location_end_after_two_continues():
+    c = enter(4)
+    c.decide = lambda action, passed: 'continue'
+    for _ in range(2):
+        cross_mark(c)
+        for _ in range(22):
+            c.step([500, 900], CLEAR)
+    c.step([500, 900], CLEAR)
+    assert c.state is State.ROAD and c.speed == 260

@@ -81,11 +81,12 @@ class ControllerParams:
     #: The left wheel's command is multiplied by it so that both wheels turn alike (measured by
     #: `thymio-road calibrate` from the line-following correction on a straight strip).
     wheel_balance: float = 1.0
-    #: Intersection counters in 0.1 s counts (report §7): CONTINUE drives blind for `crossing`;
-    #: EXIT follows the line for `exit_count` (roundabout, branching) before ROAD; in a location
-    #: the robot stops after `location_count` for `stop_count` (2 s, "delivering").
+    #: Intersection counters in 0.1 s counts (report §7), compared as in Appendix A
+    #: (`counter > limit`): CONTINUE drives blind until it passes `crossing`; EXIT follows the
+    #: line until `exit_count` (roundabout, branching: "42 counts" is `counter > 41`) before
+    #: ROAD; in a location the robot stops after `location_count` for `stop_count` (2 s).
     crossing: int = 21
-    exit_count: int = 42
+    exit_count: int = 41
     location_count: int = 130
     stop_count: int = 20
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
