@@ -188,6 +188,16 @@ def test_links_are_published_only_when_subscribed():
     assert (start.x, start.y) in [pytest.approx(centre1), pytest.approx((FACE_TO_FACE[1][0] - 0.0795, 0.0))]
 
 
+def test_real_robots_are_left_out():
+    handle = EmbeddedNode(Executor(), 'ir_medium', '/', {'scenario_file': 'oval', 'robot_count': 3,
+                                                        'real_robots': 'thymio2, thymio3'})
+    medium = IrMediumNode(handle)
+    assert medium.names == ['thymio1']
+    assert '/thymio2/comm/rx' not in handle.executor.topics and '/thymio1/comm/rx' in handle.executor.topics
+    with pytest.raises(ValueError, match="real_robots: no robot 'thymio9'"):
+        IrMediumNode(EmbeddedNode(Executor(), 'ir_medium', '/', {'scenario_file': 'oval', 'real_robots': 'thymio9'}))
+
+
 def test_model_parameter_is_checked():
     with pytest.raises(ValueError, match="ir_medium: parameter model: unknown prox comm model 'enki'"):
         Bench(FACE_TO_FACE, model='enki')

@@ -19,6 +19,9 @@ senders reach one receiver in the same tick, the receiver gets one message per s
 scenario order. With ``collisions: true`` such simultaneous pulses destroy each other instead,
 as on the real robot. Enki does not model that collision, and it is off by default.
 
+Robots named in the ``real_robots`` parameter (set by the launch files for real Thymios) are left
+out: their IR is real.
+
 ``/world/ir_links`` (visualization_msgs/MarkerArray, one LINE_LIST in namespace ``ir_links``)
 shows the LED→sensor paths that carried a message in the last 0.1 s. It is built only while
 someone subscribes.
@@ -54,6 +57,7 @@ class IrMediumNode:
         model_name = node.declare_parameter('model', prox_comm.ENKI_DOC.name).value
         self.collisions = bool(node.declare_parameter('collisions', False).value)
         tick = float(node.declare_parameter('tick_period', 0.01).value)
+        real = node.declare_parameter('real_robots', '').value
         if not 0 < tick <= prox_comm.PERIOD:
             raise ValueError(f'ir_medium: parameter tick_period must be in (0, {prox_comm.PERIOD}] s, got {tick}')
         try:
@@ -66,7 +70,14 @@ class IrMediumNode:
         walls = sheet_walls(road_map.width, road_map.height) if road_map.walls else None
         self.channel = prox_comm.ProxCommChannel(params, walls)
         self.rng = np.random.default_rng(np.random.SeedSequence([self.scenario.seed, NOISE_STREAM]))
-        self.names = [spec.name for spec in robot_specs(self.scenario)]
+        names = [spec.name for spec in robot_specs(self.scenario)]
+        # Real Thymios (launch argument `real`) talk through their own IR: not simulated here.
+        real_names = {r.strip() for r in str(real).split(',') if r.strip()}
+        unknown = sorted(real_names - set(names))
+        if unknown:
+            raise ValueError(f"ir_medium: parameter real_robots: no robot '{unknown[0]}' in "
+                             f"{self.scenario.source} (robots: {', '.join(names)})")
+        self.names = [name for name in names if name not in real_names]
         n = len(self.names)
         self.poses = np.zeros((n, 3))
         self.known = np.zeros(n, dtype=bool)
