@@ -130,8 +130,11 @@ def road_shapes(road_map: RoadMap) -> list[Shape]:
             seam = SEAM if (k > 0 or road.closed) else 0.0
             if isinstance(piece, Straight):
                 shapes.append(straight_shape(piece, road_map.road_width, seam))
-            else:
+            elif isinstance(piece, Arc):
                 shapes.append(arc_shape(piece, road_map.road_width, seam))
+            else:
+                raise ExportError(f"road '{road.id}': cannot draw a {type(piece).__name__} piece "
+                                  '(add a function for it in thymio_road/export.py)')
     return shapes
 
 
