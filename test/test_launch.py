@@ -139,7 +139,8 @@ def test_real_robots_get_a_driver_instead_of_the_simulation(load_launch, tmp_pat
     assert as_tuples(nodes) == expected
     by_key = {(n['namespace'], n['executable']): n['parameters'][0] for n in nodes}
     world = by_key[('/', 'thymio_world')]
-    assert world['robot_count'] == 2 and world['real_robots'] == 'thymio3'
+    # The world keeps the scenario's robots (and their start poses) and leaves thymio3 out.
+    assert world['robot_count'] == 3 and world['real_robots'] == 'thymio3'
     driver = by_key[('/thymio3', 'thymio_driver')]
     pose = next(s for s in robot_specs(scenario) if s.name == 'thymio3')
     assert (driver['initial_x'], driver['initial_y'], driver['initial_theta']) == (pose.x, pose.y, pose.theta)
@@ -166,7 +167,6 @@ def test_all_real_robots_run_without_a_world_on_wall_time(load_launch):
     ({'record': 'maybe'}, "record:='maybe': expected true or false"),
     ({'scenario': 'nowhere'}, "scenario:='nowhere': no scenario named 'nowhere'"),
     ({'real': 'thymio7'}, "real:='thymio7': no robot thymio7 in scenario 'oval'"),
-    ({'real': 'thymio1'}, "real:='thymio1': .*real robots must be the last ones"),
     ({'real': 'all', 'use_sim_time': 'true'}, "use_sim_time:='true': no world runs to publish /clock"),
     ({'tdm_port': '99999'}, "tdm_port:='99999': must be in 0..65535"),
     ({'calibration': '/no/such/file.yaml'}, "calibration:='/no/such/file.yaml': cannot read"),
@@ -253,3 +253,15 @@ def test_once_the_world_skips_real_robots_any_subset_may_be_real(monkeypatch):
     assert (world['robot_count'], world['real_robots']) == (3, 'thymio1')   # the full scenario, minus thymio1
     assert [(s.executable, s.namespace) for s in nodes[1:3]] == [('thymio_driver', '/thymio1'),
                                                                  ('thymio_controller', '/thymio1')]
+
+
+def test_any_robot_can_be_real():
+    """The world and the IR medium leave out exactly the robots named real."""
+    scenario = load_scenario('oval')
+    specs = lg.real_robot_specs(scenario, ['thymio1'])
+    world_params = next(s for s in specs if s.executable == 'thymio_world').parameters
+    from thymio_road.runtime.executor import Executor
+    from thymio_road.runtime.node import EmbeddedNode
+    from thymio_road.nodes.world_node import WorldNode
+    world = WorldNode(EmbeddedNode(Executor(), 'world', '/', world_params)).world
+    assert [s.name for s in world.specs] == ['thymio2', 'thymio3']

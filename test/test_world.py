@@ -8,8 +8,8 @@ from thymio_road.collision import overlapping_pairs
 from thymio_road.map import parse_map
 from thymio_road.world import RobotSpec, World, WorldParams
 
-EXACT = WorldParams(motor_noise=0.0, motor_gain_spread=0.0, ground_noise=0.0, prox_noise=0.0,
-                    odometry_scale_spread=0.0)
+EXACT = WorldParams(motor_noise=0.0, motor_gain_spread=0.0, wheel_imbalance_spread=0.0, ground_noise=0.0,
+                    prox_noise=0.0, odometry_scale_spread=0.0)
 
 
 def open_map(size=(3.0, 3.0), walls=False):

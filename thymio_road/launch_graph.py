@@ -27,7 +27,7 @@ SIMULATORS = ('thymio_world', 'thymio_ir_medium')
 #: Whether the world node skips the robots named in its ``real_robots`` parameter. Until it
 #: does, real robots must be the last ones of the scenario (the world simulates the first
 #: ``robot_count``), and a scenario of only real robots runs without a world.
-WORLD_HONOURS_REAL_ROBOTS = False
+WORLD_HONOURS_REAL_ROBOTS = True
 #: Fields of a calibration file entry (per robot name): driver parameters and the controller's grey_ref.
 CALIBRATION_FIELDS = {'speed_factor': float, 'gain_left': float, 'gain_right': float,
                       'robot_name': str, 'robot_id': str, 'grey_ref': int}

@@ -240,6 +240,17 @@ class NodeSpec:
     remappings: tuple[tuple[str, str], ...] = ()
 
 
+def _typed(params: Any) -> dict[str, Any]:
+    """A parameter dataclass as a dict whose values have the declared types (a YAML `0` for a
+    float field becomes 0.0), since rclpy refuses a value of another type than its default."""
+    out = {}
+    for f in dataclasses.fields(params):
+        value = getattr(params, f.name)
+        default = getattr(type(params)(), f.name)
+        out[f.name] = float(value) if isinstance(default, float) and not isinstance(value, bool) else value
+    return out
+
+
 def node_specs(scenario: Scenario) -> list[NodeSpec]:
     """The node graph of a scenario: the world, one controller per robot namespace, then the
     IR medium when the scenario has an `ir:` key."""
@@ -247,13 +258,13 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
         'scenario_file': str(scenario.source),
         'robot_count': len(scenario.robots),
         'seed': scenario.seed,
-        **dataclasses.asdict(world_params(scenario)),
+        **_typed(world_params(scenario)),
     })]
     for k, entry in enumerate(scenario.robots):
         controller = dict(entry.controller)
         # Each robot's random decisions get their own seed, derived from the scenario's.
         controller.setdefault('seed', scenario.seed * 1000 + k)
-        params = {**dataclasses.asdict(ControllerParams(**controller)), 'use_sim_time': True}
+        params = {**_typed(ControllerParams(**controller)), 'use_sim_time': True}
         specs.append(NodeSpec('thymio_controller', 'controller', f'/{entry.name}', params))
     if scenario.ir is not None:
         specs.append(NodeSpec('thymio_ir_medium', 'ir_medium', '/', {

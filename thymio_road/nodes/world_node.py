@@ -37,10 +37,16 @@ class WorldNode:
         # 0 robots / seed -1 mean "as the scenario file says".
         self.scenario = load_scenario(scenario_file, robots=count or None,
                                       seed=None if seed < 0 else seed)
+        # Robots that are real Thymios (launch argument `real`) are left to their drivers.
+        real = {name for name in str(node.declare_parameter('real_robots', '').value).split(',') if name}
+        specs = [spec for spec in robot_specs(self.scenario) if spec.name not in real]
+        unknown = sorted(real - {r.name for r in self.scenario.robots})
+        if unknown:
+            raise ValueError(f"world: parameter real_robots: no robot '{unknown[0]}' in {self.scenario.source}")
         defaults = world_params(self.scenario)
         params = WorldParams(**{name: node.declare_parameter(name, getattr(defaults, name)).value
                                 for name in WorldParams.__dataclass_fields__})
-        self.world = World(self.scenario.road_map, robot_specs(self.scenario), params,
+        self.world = World(self.scenario.road_map, specs, params,
                            seed=self.scenario.seed)
         self.dt = self.world.params.physics_dt
         self.tick = 0
