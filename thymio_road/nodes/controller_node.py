@@ -5,15 +5,27 @@ Runs on each "prox" event: it keeps the latest ``prox/horizontal`` and steps on
 LED. State changes and events go to ``controller/state`` (latched) and ``controller/events``
 (JSON in std_msgs/String) so that a bag alone explains every decision. The forward and centre
 buttons are Trigger services ``button/forward`` and ``button/center``.
+
+Map tracking and routing (docs/navigation.md): a :class:`~thymio_road.navigation.Navigator`
+decides at the marks once the map is known (parameter ``map_file``, else the latched
+``/world/map_description``); parameters ``mission`` ('3,1,5', '' = random driving) and
+``start_node`` ('' = unknown); topic ``mission`` (std_msgs/String, '3,1,5') sets a new mission.
+Its events ('node', 'arrival') go to ``controller/events`` like the controller's.
 """
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
+
+import yaml
 
 from thymio_road import msgs
 from thymio_road import robot_model as rm
 from thymio_road.controller import ControllerParams, RoadController, State, led_colour
+from thymio_road.map import load_map, parse_map
+from thymio_road.navigation import Navigator, parse_mission
+from thymio_road.road_graph import RoadGraph
 
 #: Parameters a scenario may set for a controller (with ControllerParams' defaults).
 PARAMETERS = ControllerParams()
@@ -42,6 +54,37 @@ class ControllerNode:
         node.create_service(msgs.Trigger, 'button/center', self._on_center)
         self._led: tuple[int, int, int] | None = None
         self._publish_state()
+        self.navigator: Navigator | None = None
+        self._mission = node.declare_parameter('mission', '').value
+        self._start_node = node.declare_parameter('start_node', '').value
+        map_file = node.declare_parameter('map_file', '').value
+        try:
+            parse_mission(self._mission)
+        except ValueError as exc:
+            raise ValueError(f'{node.get_namespace()}/{node.get_name()}: bad parameter: {exc}') from None
+        node.create_subscription(msgs.String, 'mission', self._on_mission, msgs.qos(10))
+        if map_file:
+            self._attach_navigator(_graph_of_file(map_file))
+        else:
+            node.create_subscription(msgs.String, '/world/map_description', self._on_map, msgs.LATCHED)
+
+    def _attach_navigator(self, graph: RoadGraph) -> None:
+        if self.navigator is not None:
+            return
+        self.navigator = Navigator(graph, parse_mission(self._mission), self._start_node)
+        self.navigator.attach(self.core)
+
+    def _on_map(self, msg: Any) -> None:
+        self._attach_navigator(_graph_of_text(msg.data))
+
+    def _on_mission(self, msg: Any) -> None:
+        self._mission = msg.data
+        if self.navigator is None:
+            return  # applied when the map arrives
+        try:
+            self.navigator.set_mission(msg.data)
+        except ValueError as exc:
+            self.node.get_logger().error(f'mission {msg.data!r} ignored: {exc}')
 
     def _on_horizontal(self, msg: Any) -> None:
         self.prox = msg.data
@@ -70,7 +113,10 @@ class ControllerNode:
     def _flush(self) -> None:
         """Publish what the last step changed: events, state, LED colour."""
         stamp = self.node.get_clock().now().nanoseconds / 1e9
-        for event in self.core.drain_events():
+        events = self.core.drain_events()
+        if self.navigator is not None:
+            events += self.navigator.on_events(events)
+        for event in events:
             self.event_pub.publish(msgs.String(data=json.dumps(
                 {'t': round(stamp, 3), 'kind': event.kind, **event.data}, sort_keys=True)))
             if event.kind == 'state':
@@ -83,6 +129,17 @@ class ControllerNode:
 
     def _publish_state(self) -> None:
         self.state_pub.publish(msgs.String(data=self.core.state.name))
+
+
+@lru_cache(maxsize=4)
+def _graph_of_text(text: str) -> RoadGraph:
+    """The road graph of the map the world publishes (robots share it: parsed once per process)."""
+    return RoadGraph.build(parse_map(yaml.safe_load(text), '/world/map_description'))
+
+
+@lru_cache(maxsize=4)
+def _graph_of_file(path: str) -> RoadGraph:
+    return RoadGraph.build(load_map(path))
 
 
 def main(args: list[str] | None = None) -> None:

@@ -1,0 +1,175 @@
+"""Map tracking and routing: scripted event streams, then the simple map end to end."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from thymio_road.controller import Action, Event, RoadController
+from thymio_road.map import load_map
+from thymio_road.navigation import Navigator, parse_mission
+from thymio_road.road_graph import RoadGraph
+
+ROOT = Path(__file__).resolve().parent.parent
+FROM_OUTER, FROM_INNER, AT_L1 = 'R1@R1.exit_mark.e', 'R1@R1.exit_mark.w', 'L1@L1.entry_mark'
+
+
+@pytest.fixture(scope='module')
+def graph():
+    return RoadGraph.build(load_map(ROOT / 'config' / 'maps' / 'simple.yaml'))
+
+
+def feed(nav, *events):
+    out = []
+    for kind, data in events:
+        out += nav.on_events([Event(kind, data)])
+    return [(e.kind, e.data) for e in out]
+
+
+# The controller's events for the simple map's drives (Table 6 codes, marks counted from 0).
+TO_L1 = [('barcode', {'code': 2}), ('barcode', {'code': 6}), ('intersection', {'action': 'location'})]
+INTO_SIDING = [('decision', {'action': 'location', 'mark': 0, 'choice': 'exit'}),
+               ('barcode', {'code': 1}), ('location', {'number': 1}), ('stop', {'location': 1}),
+               ('left', {'action': 'location'})]
+THROUGH_L1 = [('decision', {'action': 'location', 'mark': 0, 'choice': 'continue'}),
+              ('decision', {'action': 'location', 'mark': 1, 'choice': 'continue'}),
+              ('left', {'action': 'location'})]
+TO_R1 = [('barcode', {'code': 7}), ('intersection', {'action': 'roundabout'})]
+
+
+def ring(exit_at):
+    return [('decision', {'action': 'roundabout', 'mark': k, 'choice': 'exit' if k == exit_at else 'continue'})
+            for k in range(exit_at + 1)] + [('left', {'action': 'roundabout'})]
+
+
+def test_parse_mission():
+    assert parse_mission('3, 1,5') == [3, 1, 5] and parse_mission('') == []
+    with pytest.raises(ValueError, match='location numbers'):
+        parse_mission('3;1')
+
+
+def test_tracks_nodes_from_a_known_start(graph):
+    nav = Navigator(graph, start_node='R1')
+    out = feed(nav, *TO_L1)
+    assert out == [('node', {'node': 'L1', 'expected': None, 'mismatch': False, 'type': 'location',
+                             'candidates': 1})]
+    feed(nav, *THROUGH_L1)
+    assert nav.node == 'L1' and [o.label for o in nav.edges] == ['through']
+    assert feed(nav, *TO_R1)[0][1] == {'node': 'R1', 'expected': 'R1', 'mismatch': False, 'type': 'roundabout',
+                                       'candidates': 1}
+    assert nav.inside == [FROM_OUTER]
+    feed(nav, *ring(2))  # out by the west exit: inner, back into R1 by its east entry
+    assert feed(nav, *TO_R1)[0][1]['node'] == 'R1' and nav.inside == [FROM_INNER]
+
+
+def test_unknown_start_is_located_by_the_codes_read(graph):
+    nav = Navigator(graph)
+    assert nav.node is None
+    out = feed(nav, *TO_R1)  # code 7 alone: R1, but entered from outer or from inner?
+    assert out[0][1]['node'] == 'R1' and out[0][1]['candidates'] == 2 and not out[0][1]['mismatch']
+    feed(nav, *ring(0))
+    assert nav.node == 'R1' and nav.inside is None
+    nav2 = Navigator(graph)
+    feed(nav2, *TO_L1)
+    assert nav2.node == 'L1' and nav2.inside == [AT_L1]
+
+
+def test_mismatch_is_detected_and_recovered(graph):
+    # Told it last passed L1 (so R1 comes next), the robot is really on outer heading for L1.
+    nav = Navigator(graph, start_node='L1')
+    out = feed(nav, *TO_L1)
+    assert out == [('node', {'node': 'L1', 'expected': 'R1', 'mismatch': True, 'type': 'location',
+                             'candidates': 1})]
+    feed(nav, *INTO_SIDING)
+    assert feed(nav, *TO_R1)[0][1] == {'node': 'R1', 'expected': 'R1', 'mismatch': False,
+                                       'type': 'roundabout', 'candidates': 1}
+
+
+def test_a_location_number_that_differs_is_a_mismatch(graph):
+    nav = Navigator(graph, start_node='R1')
+    feed(nav, *TO_R1)  # believes R1 although the robot is entering L1's siding
+    out = feed(nav, ('decision', {'action': 'location', 'mark': 0, 'choice': 'exit'}), ('location', {'number': 1}))
+    assert out == [('node', {'node': 'L1', 'expected': 'R1', 'mismatch': True, 'type': 'location',
+                             'candidates': 1})]
+    assert nav.node == 'L1'
+    out = feed(nav, ('location', {'number': 6}))  # misread: no location 6
+    assert out[0][1]['mismatch'] and out[0][1]['misread'] == 6 and nav.node == 'L1'
+
+
+def test_route_decisions_reach_the_location(graph):
+    nav = Navigator(graph, mission=[1, 1], start_node='L1')
+    assert nav.decide(Action.ROUNDABOUT, 0) in ('exit', 'continue')  # nowhere yet: random
+    feed(nav, *TO_R1)  # from outer: the east exit (the first) leads to L1
+    assert nav.plan.label == 'exit 0' and nav.decide(Action.ROUNDABOUT, 0) == 'exit'
+    feed(nav, *ring(0), *TO_L1)
+    assert nav.decide(Action.LOCATION, 0) == 'exit'
+    out = feed(nav, *INTO_SIDING)
+    assert ('arrival', {'location': 1, 'target': True, 'next': 1, 'remaining': 1}) in out
+    nav3 = Navigator(graph, mission=[1])
+    nav3.inside, nav3.exit_at = [FROM_INNER], None
+    nav3._plan()
+    # From the east entry the west exit (0) comes first; the east exit to L1 is two marks on.
+    assert [nav3.decide(Action.ROUNDABOUT, k) for k in (0, 2)] == ['continue', 'exit']
+    assert nav3.decide(Action.ROUNDABOUT, 6) == 'exit'  # a lap later, the same exit
+
+
+def test_mission_done_then_random_and_checked_numbers(graph):
+    nav = Navigator(graph, mission='1', start_node='R1')
+    feed(nav, *TO_L1, *INTO_SIDING)
+    assert nav.mission == [] and nav.plan is None and nav.arrivals == [1]
+    with pytest.raises(ValueError, match=r'mission location 3 is not on map .*locations: \[1\]'):
+        nav.set_mission('1,3')
+    with pytest.raises(ValueError, match="start_node 'R9' is not a node"):
+        Navigator(graph, start_node='R9')
+
+
+def test_attach_keeps_the_controllers_seeded_random_choices(graph):
+    a, b = RoadController(), RoadController()
+    Navigator(graph).attach(b)
+    assert [a.decide(Action.ROUNDABOUT, 0) for _ in range(20)] == [b.decide(Action.ROUNDABOUT, 0) for _ in range(20)]
+
+
+# --- end to end on the simple map ---------------------------------------------------------------
+
+def _run(duration, mission='', start_node=None, seed=1):
+    os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
+    from thymio_road import msgs
+    from thymio_road.runtime.node import EmbeddedNode
+    from thymio_road.runtime.run import Graph
+    from thymio_road.scenario import load_scenario
+    graph = Graph(load_scenario('simple', duration=duration, seed=seed))
+    events = []
+    probe = EmbeddedNode(graph.executor, 'probe')
+    probe.create_subscription(msgs.String, '/thymio1/controller/events',
+                              lambda m: events.append(json.loads(m.data)), 100)
+    pub = probe.create_publisher(msgs.String, '/thymio1/mission', msgs.qos(10))
+    graph.run(0.1)  # the latched map description reaches the controller
+    nav = graph.controller('thymio1').navigator
+    assert nav is not None, 'the controller builds its navigator from /world/map_description'
+    if start_node is not None:
+        nav.set_start(start_node)
+    if mission:
+        pub.publish(msgs.String(data=mission))
+    graph.run(duration)
+    return events, nav
+
+
+def test_end_to_end_mission_reaches_location_1():
+    events, nav = _run(520, mission='1,1')
+    arrivals = [e for e in events if e['kind'] == 'arrival']
+    assert [(a['location'], a['target']) for a in arrivals][:2] == [(1, True), (1, True)]
+    assert nav.mission == []
+    # The route was followed: from R1 the east exit (decision at mark 0), never a lap.
+    ring_exits = [e['mark'] for e in events if e['kind'] == 'decision' and e['action'] == 'roundabout'
+                  and e['choice'] == 'exit']
+    assert ring_exits and set(ring_exits) == {0}
+    assert all(not e['mismatch'] for e in events if e['kind'] == 'node')
+
+
+def test_end_to_end_misinitialised_robot_is_back_on_track_within_two_intersections():
+    events, nav = _run(300, start_node='L1')  # really it last passed R1
+    nodes = [e for e in events if e['kind'] == 'node']
+    assert nodes[0]['mismatch'] and nodes[0]['expected'] == 'R1' and nodes[0]['node'] == 'L1'
+    later = nodes[1:3]
+    assert later and all(not e['mismatch'] and e['node'] is not None for e in later)
+    assert nav.node is not None
