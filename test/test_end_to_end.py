@@ -177,28 +177,3 @@ def test_sigint_leaves_a_bag_both_readers_open(tmp_path):
     summary = json.loads((out / 'summary.json').read_text())
     assert summary['interrupted'] is True and 0 < summary['simulated_s'] < 100000
 
-
-def test_first_map_intersections_end_on_the_chosen_branch():
-    """A few simulated minutes on the first map: every passage ends where the robot chose."""
-    import bisect
-    from thymio_road import msgs
-    from thymio_road.passages import score_passages
-    from thymio_road.runtime.node import EmbeddedNode
-
-    scenario = load_scenario('simple', duration=400, seed=2)
-    graph = Graph(scenario)
-    world = graph.world_node.world
-    robot_events, world_events, roads = [], [], []
-    observer = EmbeddedNode(graph.executor, 'observer')
-    observer.create_subscription(msgs.String, '/thymio1/controller/events',
-                                 lambda m: robot_events.append(json.loads(m.data)), 100)
-    observer.create_subscription(msgs.String, '/world/events', lambda m: world_events.append(json.loads(m.data)), 100)
-    observer.create_timer(0.1, lambda: roads.append((graph.executor.now_ns / 1e9, world.road_under(0))))
-    graph.run(scenario.duration)
-    times = [t for t, _ in roads]
-    score = score_passages(scenario.road_map, 'thymio1', world_events, robot_events,
-                           lambda t: roads[bisect.bisect_right(times, t) - 1][1], until=scenario.duration)
-    assert len(score.passages) >= 5 and score.unmatched == 0
-    assert score.success_rate == 1.0, score.as_dict()['failures']
-    assert {'roundabout exit', 'roundabout continue'} <= set(score.counts())
-    assert world.road_losses[0] == 0

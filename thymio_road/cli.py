@@ -53,6 +53,14 @@ def build_parser() -> argparse.ArgumentParser:
                                 'robots: {calibration: FILE}')
     calibrate.set_defaults(func=cmd_calibrate)
 
+    passages = sub.add_parser('passages', help='drive one robot and check every intersection passage '
+                                                 'ended on the branch it chose (ground truth)')
+    passages.add_argument('--scenario', default='simple')
+    passages.add_argument('--duration', type=_positive_float)
+    passages.add_argument('--seed', type=int)
+    passages.add_argument('--out', type=Path, help='write the result as JSON to this file')
+    passages.set_defaults(func=cmd_passages)
+
     map_cmd = sub.add_parser('map', help='work with map files')
     map_sub = map_cmd.add_subparsers(metavar='ACTION')
     check = map_sub.add_parser('check', help='validate a map file (exit 0 if usable)')
@@ -116,6 +124,23 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     for i, name in enumerate(names):
         print(f"{name}: speed_factor {factors[i]['speed_factor']}, wheel_balance {factors[i]['wheel_balance']}")
     print(f'written to {args.out}')
+    return 0
+
+
+def cmd_passages(args: argparse.Namespace) -> int:
+    import json
+    from thymio_road.passages import drive
+    from thymio_road.scenario import load_scenario
+    scenario = load_scenario(args.scenario, robots=1, seed=args.seed, duration=args.duration)
+    summary, score = drive(scenario)
+    result = {'scenario': scenario.name, 'seed': scenario.seed, 'simulated_s': scenario.duration,
+              'robot': summary, **score.as_dict()}
+    print(f"{scenario.name}, seed {scenario.seed}, {scenario.duration:.0f} s: {summary['road_losses']} road "
+          f"losses; {result['ok']}/{result['passages']} passages on the chosen branch")
+    for key, count in result['by_kind_and_choice'].items():
+        print(f'  {key}: {count}')
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=2) + '\n')
     return 0
 
 

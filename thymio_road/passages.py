@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from thymio_road.map import RoadMap
+
+if TYPE_CHECKING:
+    from thymio_road.scenario import Scenario
 
 #: A decision belongs to the mark entered at most this long before it.
 MARK_WINDOW = 1.0
@@ -83,3 +86,35 @@ def score_passages(road_map: RoadMap, robot: str, world_events: list[dict], robo
         score.passages.append(Passage(e['t'], inter, kind, marks[-1], e['choice'], expected or road,
                                       road_at(e['t'] + SETTLE)))
     return score
+
+
+def drive(scenario: 'Scenario', robot: str = 'thymio1') -> tuple[dict, PassageScore]:
+    """Run a scenario in the embedded runtime and score one robot's intersection passages."""
+    import bisect
+    import json
+
+    from thymio_road import msgs
+    from thymio_road.runtime.node import EmbeddedNode
+    from thymio_road.runtime.run import Graph
+
+    graph = Graph(scenario)
+    world = graph.world_node.world
+    i = world.index[robot]
+    robot_events: list[dict] = []
+    world_events: list[dict] = []
+    roads: list[tuple[float, str | None]] = []
+    observer = EmbeddedNode(graph.executor, 'passages')
+    observer.create_subscription(msgs.String, f'/{robot}/controller/events',
+                                 lambda m: robot_events.append(json.loads(m.data)), 100)
+    observer.create_subscription(msgs.String, '/world/events', lambda m: world_events.append(json.loads(m.data)), 100)
+    observer.create_timer(0.1, lambda: roads.append((graph.executor.now_ns / 1e9, world.road_under(i))))
+    graph.run(scenario.duration)
+    times = [t for t, _ in roads]
+
+    def road_at(t: float) -> str | None:
+        k = bisect.bisect_right(times, t) - 1
+        return roads[k][1] if k >= 0 else None
+
+    score = score_passages(scenario.road_map, robot, world_events, robot_events, road_at, until=scenario.duration)
+    summary = next(row for row in world.summary() if row['robot'] == robot)
+    return summary, score
