@@ -211,3 +211,29 @@ def test_branching_and_location_end_after_two_continues():
             c.step([500, 900], CLEAR)
     c.step([500, 900], CLEAR)
     assert c.state is State.ROAD and c.speed == 260
+
+
+def test_back_off_when_another_robot_is_on_the_barcode():
+    c = RoadController(ControllerParams(speed=260))
+    c.step([500, 100], [0, 0, 1500, 0, 0, 0, 0])  # trigger with a robot ahead
+    assert c.state is State.BACK and c.speed == -150
+    left, right = c.step([500, 900], CLEAR)
+    assert left == right == -150  # backwards, following the line (gain 3)
+    for _ in range(11):
+        c.step([500, 900], CLEAR)
+    assert c.state is State.ROAD and c.speed == 150  # forwards again at the lowest speed
+
+
+def test_back_stops_for_an_obstacle_behind():
+    c = RoadController(ControllerParams(speed=260))
+    c.step([500, 100], [0, 0, 1500, 0, 0, 0, 0])
+    assert c.step([500, 900], [0, 0, 0, 0, 0, 3500, 0]) == (0, 0)
+
+
+def test_continue_stops_and_freezes_its_count_for_an_obstacle():
+    c = enter(7)
+    c.decide = lambda action, passed: 'continue'
+    cross_mark(c)
+    for _ in range(30):
+        assert c.step([900, 900], [0, 0, 1200, 0, 0, 0, 0]) == (0, 0)
+    assert c.state is State.CONTINUE and c.counter == 0

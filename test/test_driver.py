@@ -117,9 +117,9 @@ def test_led_comm_and_event_parsing():
     assert d.led_to_aseba(2.0, -1.0, 0.01) == [32, 0, 0]
     with pytest.raises(ValueError, match=r'led/body/top\.g must be finite'):
         d.led_to_aseba(0, math.inf, 0)
-    assert d.comm_tx_value(1023) == 1023
-    for bad in (-1, 1024, True):
-        with pytest.raises(ValueError, match=r'comm/tx must be in 0\.\.1023'):
+    assert d.comm_tx_value(2047) == 2047
+    for bad in (-1, 2048, True):
+        with pytest.raises(ValueError, match=r'comm/tx must be in 0\.\.2047'):
             d.comm_tx_value(bad)
     reading = d.parse_sensors(list(range(11)))
     assert reading.horizontal == (0, 1, 2, 3, 4, 5, 6) and reading.ground == (7, 8) and reading.speeds == (9, 10)
@@ -172,11 +172,12 @@ def make_core(program, link=None, **params) -> tuple[DriverCore, FakeLink, list[
     return core, link, log
 
 
-def test_connects_loads_the_program_and_enables_comm(program):
+def test_connects_loads_the_program_and_sets_comm(program):
     core, link, log = make_core(program)
     result = core.step(0.0)
     assert link.connects == 1 and link.program is program and result.connected
-    assert link.sent == [(d.EVENT_ENABLE_COMM, [1]), (d.EVENT_SET_MOTORS, [0, 0])]
+    # Comm starts off, as on the robot and in the simulated medium, until comm/enable.
+    assert link.sent == [(d.EVENT_ENABLE_COMM, [0]), (d.EVENT_SET_MOTORS, [0, 0])]
     assert "connected to 'Fake' (0000)" in log[-1]
 
 

@@ -87,6 +87,8 @@ class ControllerParams:
     #: ROAD; in a location the robot stops after `location_count` for `stop_count` (2 s).
     crossing: int = 21
     exit_count: int = 41
+    #: BACK lasts 1.2 s: the time the robot on the barcode needs to finish reading it (§6).
+    back_count: int = 12
     location_count: int = 130
     stop_count: int = 20
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
@@ -101,7 +103,7 @@ class ControllerParams:
             raise ValueError(f"trigger_security must be 'report' or 'strict', got {self.trigger_security!r}")
         if not 0 < self.grey_thresh < 1023:
             raise ValueError(f'grey_thresh must be in 1..1022, got {self.grey_thresh}')
-        for name in ('crossing', 'exit_count', 'location_count', 'stop_count'):
+        for name in ('crossing', 'exit_count', 'location_count', 'stop_count', 'back_count'):
             if not 1 <= getattr(self, name) <= 1000:
                 raise ValueError(f'{name} must be in 1..1000 counts, got {getattr(self, name)}')
         if not 0.8 <= self.wheel_balance <= 1.25:
@@ -179,11 +181,20 @@ class RoadController:
         follow, read = int(ground[0]), int(ground[1])
         prox = [int(v) for v in prox]
         if self.state is State.CONTINUE:
-            left, right = self._cross()
+            left, right = self._cross(prox)
         else:
             left, right = self._follow_line(follow, prox)
         if self.state is State.ROAD and self._triggers(follow, read):
-            self._start_read(follow, read)
+            if self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold:
+                self._back_off()
+            else:
+                self._start_read(follow, read)
+        elif self.state is State.BACK:
+            self.counter += 1
+            if self.counter >= self.params.back_count:
+                # "I always assigned the slowest speed possible when starting moving forwards again" (§6)
+                self.speed = self.params.speed_low
+                self._set_state(State.ROAD)
         if self.state is State.ACTION:
             self._action(follow, read)
         elif self.state is State.EXIT:
@@ -240,6 +251,13 @@ class RoadController:
         if p.trigger_security == 'strict':
             return read < p.black_ratio * p.grey_ref and abs(follow - p.grey_ref) < p.white_margin // 2
         return True
+
+    def _back_off(self) -> None:
+        """Another robot is on the barcode at the trigger: back up at the lowest speed for 1.2 s (§6)."""
+        self.events.append(Event('back', {'speed': self.speed}))
+        self.counter = 0
+        self.speed = -self.params.speed_low
+        self._set_state(State.BACK)
 
     def _start_read(self, follow: int, read: int) -> None:
         self.events.append(Event('trigger', {'speed': self.speed, 'ground': [follow, read]}))
@@ -331,8 +349,15 @@ class RoadController:
             self.counter_continue += 1
             self._set_state(State.CONTINUE)
 
-    def _cross(self) -> tuple[int, int]:
-        """CONTINUE: drive blind across the exit or entry, with a slight left bias (§7.1, §9)."""
+    def _cross(self, prox: list[int]) -> tuple[int, int]:
+        """CONTINUE: drive blind across the exit or entry, with a slight left bias (§7.1, §9).
+
+        Something in front stops the robot and freezes the count, since the crossing is timed
+        (§6: "it stops the timer responsible for this motion without line following").
+        """
+        p = self.params
+        if p.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > p.obs_threshold:
+            return 0, 0
         self.counter += 1
         assert self.action is not None
         bias = 85 + 3 * int(self.action)

@@ -41,8 +41,9 @@ ROBOT_WATCHDOG = 1.0
 #: ros-thymio's thymio_msgs/Comm flattened, with their index ranges.
 COMM_RX_LABEL = 'value[0] payloads[1:8] intensities[8:15]'
 COMM_RX_SIZE = 15
-#: Proximity communication carries 11 bits; the project keeps to 10 (DESIGN.md §4).
-COMM_TX_MAX = 1023
+#: Proximity communication carries 11 bits (the IR medium clips to the same range); the
+#: project's messages keep to 10 (DESIGN.md §4).
+COMM_TX_MAX = 2047
 #: Aseba's LED intensity range.
 LED_MAX = 32
 
@@ -196,9 +197,9 @@ def led_to_aseba(r: float, g: float, b: float) -> list[int]:
 
 
 def comm_tx_value(value: int) -> int:
-    """comm/tx → prox.comm.tx; refused outside 0..1023 rather than silently truncated."""
+    """comm/tx → prox.comm.tx; refused outside 0..2047 rather than silently truncated."""
     if isinstance(value, bool) or not 0 <= int(value) <= COMM_TX_MAX:
-        raise ValueError(f'comm/tx must be in 0..{COMM_TX_MAX} (10 bits), got {value}')
+        raise ValueError(f'comm/tx must be in 0..{COMM_TX_MAX} (11 bits), got {value}')
     return int(value)
 
 
@@ -333,8 +334,9 @@ class DriverParams:
     keepalive: float = 0.1
     reconnect_initial: float = 0.5
     reconnect_max: float = 10.0
-    #: Proximity communication enabled on connection (comm/enable changes it).
-    comm_enabled: bool = True
+    #: Proximity communication enabled on connection (comm/enable changes it). Off, as on the
+    #: robot and in the simulated IR medium, until a controller enables it.
+    comm_enabled: bool = False
     #: Measured wheel speeds within this many units are taken as 0 (noise at rest).
     speed_deadband: int = 10
 
