@@ -457,8 +457,8 @@ def _parse_road(data: Any, source: str, where: str, width: float,
 
 
 _ELEMENTS = {
-    'roundabout': {'id': str, 'center': list, 'arms': list, 'heading_deg': float, 'side': float,
-                   'radius': float, 'stub': float},
+    'roundabout': {'id': str, 'center': list, 'arms': list, 'heading_deg': float, 'radius': float,
+                   'stub': float},
     'location': {'id': str, 'number': int, 'road': str, 'at': float, 'parallel': float},
     'branching': {'id': str, 'road': str, 'at': float, 'to_road': str, 'to_at': float, 'gap': float},
 }
