@@ -3,17 +3,8 @@ import random
 
 import pytest
 
-from thymio_road.map import Arc, Straight
+from thymio_road.intersections import advance
 from thymio_road.paths import dubins
-
-
-def follow(start, pieces):
-    x, y, h = start
-    for p in pieces:
-        piece = Straight(x, y, h, p['straight']) if 'straight' in p else \
-            Arc(x, y, h, p['arc']['radius'], math.radians(p['arc']['angle_deg']))
-        x, y, h = piece.pose_at(piece.length)
-    return x, y, h
 
 
 def test_dubins_roads_end_exactly_at_the_target_pose():
@@ -23,7 +14,7 @@ def test_dubins_roads_end_exactly_at_the_target_pose():
         b = (rng.uniform(0, 3), rng.uniform(0, 3), rng.uniform(-3, 3))
         if math.dist(a[:2], b[:2]) < 0.6:
             continue
-        x, y, h = follow(a, dubins(a, b, 0.15))
+        x, y, h = advance(a, dubins(a, b, 0.15))
         assert (x, y) == pytest.approx(b[:2], abs=1e-6)
         assert math.remainder(h - b[2], 2 * math.pi) == pytest.approx(0, abs=1e-6)
 

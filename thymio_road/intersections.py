@@ -73,7 +73,8 @@ class Generated:
         self.intersections += other.intersections
 
 
-def _advance(pose: Pose, pieces: list[dict]) -> Pose:
+def advance(pose: Pose, pieces: list[dict]) -> Pose:
+    """The pose at the end of a list of pieces (map YAML form) started at `pose`."""
     from thymio_road.map import Arc, Straight
     x, y, h = pose
     for p in pieces:
@@ -156,7 +157,7 @@ def roundabout(rid: str, centre: tuple[float, float], arms: list[str], heading: 
         exit_pieces = [{'arc': {'radius': EXIT_RADIUS, 'angle_deg': -90}}, {'straight': stub}]
         exit_id = f'{rid}.exit.{arm}'
         g.roads.append(_road(exit_id, split_pose, exit_pieces, +1))
-        g.poses[exit_id] = _advance(split_pose, exit_pieces)
+        g.poses[exit_id] = advance(split_pose, exit_pieces)
         mx, my, mh = ring_pose(merge_at)
         cx, cy = mx + EXIT_RADIUS * math.sin(mh), my - EXIT_RADIUS * math.cos(mh)
         arc_start = (cx - EXIT_RADIUS * math.cos(mh), cy - EXIT_RADIUS * math.sin(mh), mh + math.pi / 2)
@@ -186,7 +187,7 @@ def location(lid: str, number: int, road: str, at: float, road_pose: Callable[[f
     """
     r_out, r_in = EXIT_RADIUS, 0.15
     alpha = math.degrees(math.acos(1 - SIDING_OFFSET / (r_out + r_in)))
-    advance = (r_out + r_in) * math.sin(math.radians(alpha))
+    curve_length = (r_out + r_in) * math.sin(math.radians(alpha))  # along the road, per S-curve
     split = road_pose(at)
     in_pieces = [{'arc': {'radius': r_out, 'angle_deg': -alpha}}, {'arc': {'radius': r_in, 'angle_deg': alpha}},
                  {'straight': parallel}]
@@ -194,8 +195,8 @@ def location(lid: str, number: int, road: str, at: float, road_pose: Callable[[f
     in_id, out_id = f'{lid}.siding', f'{lid}.siding_exit'
     g = Generated()
     g.roads.append(_road(in_id, split, in_pieces, +1))
-    g.roads.append(_road(out_id, _advance(split, in_pieces), out_pieces, -1))
-    merge = at + 2 * advance + parallel
+    g.roads.append(_road(out_id, advance(split, in_pieces), out_pieces, -1))
+    merge = at + 2 * curve_length + parallel
     entry_mark, cross_mark = f'{lid}.entry_mark', f'{lid}.merge_mark'
     g.marks.append(_mark(entry_mark, road, at - 0.001))
     g.marks.append(_mark(cross_mark, road, merge - 0.13))
@@ -230,7 +231,7 @@ def branching(bid: str, road_a: str, at_a: float, road_b: str, at_b: float,
                      p['arc']['radius'] * math.radians(abs(p['arc']['angle_deg'])) for p in pieces)
         leave, arrive = _split(pieces, length / 2)
         g.roads.append(_road(link, start, leave, +1))
-        g.roads.append(_road(f'{link}.join', _advance(start, leave), arrive, -1))
+        g.roads.append(_road(f'{link}.join', advance(start, leave), arrive, -1))
     marks = {}
     for road, split_at, merge_at, link in ((road_a, at_a, at_a + gap, ab), (road_b, at_b - gap, at_b, ba)):
         exit_mark, cross_mark = f'{bid}.exit_mark.{road}', f'{bid}.merge_mark.{road}'

@@ -205,6 +205,15 @@ def quaternion_from_yaw(yaw: float) -> Any:
     return Quaternion(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2))
 
 
+def transform_stamped(stamp: Any, parent: str, child: str, pose: Any) -> Any:
+    """geometry_msgs/TransformStamped of a planar pose (x, y, yaw) of `child` in `parent`."""
+    x, y, th = pose
+    tf = TransformStamped(header=Header(stamp=stamp, frame_id=parent), child_frame_id=child)
+    tf.transform.translation = Vector3(x=float(x), y=float(y), z=0.0)
+    tf.transform.rotation = quaternion_from_yaw(float(th))
+    return tf
+
+
 # --- QoS ----------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

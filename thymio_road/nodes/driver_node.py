@@ -157,7 +157,7 @@ class DriverNode:
             self.odom_pub.publish(msg)
         if self.tf_pub.get_subscription_count():
             self.tf_pub.publish(msgs.TFMessage(transforms=[
-                _transform(stamp, self.frame('odom'), self.frame('base_link'), pose)]))
+                msgs.transform_stamped(stamp, self.frame('odom'), self.frame('base_link'), pose)]))
 
     def _publish_comm(self, comm: CommReading) -> None:
         self.comm_pub.publish(msgs.Int16MultiArray(layout=self._comm_layout,
@@ -165,9 +165,9 @@ class DriverNode:
 
     def _static_transforms(self, x: float, y: float, theta: float) -> Any:
         stamp = msgs.stamp(0.0)
-        transforms = [_transform(stamp, 'map', self.frame('odom'), (x, y, theta))]
+        transforms = [msgs.transform_stamped(stamp, 'map', self.frame('odom'), (x, y, theta))]
         for name, (sx, sy, sa) in zip(rm.PROX_NAMES, rm.PROX_SENSORS):
-            transforms.append(_transform(stamp, self.frame('base_link'),
+            transforms.append(msgs.transform_stamped(stamp, self.frame('base_link'),
                                          self.frame(f'proximity_{name}_link'), (sx, sy, sa)))
         return msgs.TFMessage(transforms=transforms)
 
@@ -184,14 +184,6 @@ class DriverNode:
     def close(self) -> None:
         """Stop the motors and release the robot (ros_main.spin calls this on exit)."""
         self.core.close()
-
-
-def _transform(stamp: Any, parent: str, child: str, pose: Any) -> Any:
-    x, y, th = pose
-    tf = msgs.TransformStamped(header=msgs.Header(stamp=stamp, frame_id=parent), child_frame_id=child)
-    tf.transform.translation = msgs.Vector3(x=float(x), y=float(y), z=0.0)
-    tf.transform.rotation = msgs.quaternion_from_yaw(float(th))
-    return tf
 
 
 def main(args: list[str] | None = None) -> None:

@@ -152,8 +152,8 @@ class WorldNode:
             c, s = math.cos(phi), math.sin(phi)
             correction = (x - (c * xo - s * yo), y - (s * xo + c * yo), phi)
             self.tf_pub.publish(msgs.TFMessage(transforms=[
-                _transform(stamp, 'map', f'{name}/odom', correction),
-                _transform(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i]),
+                msgs.transform_stamped(stamp, 'map', f'{name}/odom', correction),
+                msgs.transform_stamped(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i]),
             ]))
 
     def _range(self, name: str, sensor: str, value: int, stamp: Any) -> Any:
@@ -167,7 +167,7 @@ class WorldNode:
         transforms = []
         for name in self.names:
             for sensor, (x, y, a) in zip(rm.PROX_NAMES, rm.PROX_SENSORS):
-                transforms.append(_transform(stamp, f'{name}/base_link',
+                transforms.append(msgs.transform_stamped(stamp, f'{name}/base_link',
                                              f'{name}/proximity_{sensor}_link', (x, y, a)))
         return msgs.TFMessage(transforms=transforms)
 
@@ -198,14 +198,6 @@ class WorldNode:
                 else msgs.ColorRGBA(r=0.9, g=0.9, b=0.9, a=1.0)
             markers.append(body)
         return msgs.MarkerArray(markers=markers)
-
-
-def _transform(stamp: Any, parent: str, child: str, pose: Any) -> Any:
-    x, y, th = pose
-    tf = msgs.TransformStamped(header=msgs.Header(stamp=stamp, frame_id=parent), child_frame_id=child)
-    tf.transform.translation = msgs.Vector3(x=float(x), y=float(y), z=0.0)
-    tf.transform.rotation = msgs.quaternion_from_yaw(float(th))
-    return tf
 
 
 def _odometry(stamp: Any, frame: str, child: str, pose: Any, v: float, w: float) -> Any:
