@@ -71,7 +71,11 @@ class ControllerNode:
     def _attach_navigator(self, graph: RoadGraph) -> None:
         if self.navigator is not None:
             return
-        self.navigator = Navigator(graph, parse_mission(self._mission), self._start_node)
+        try:
+            self.navigator = Navigator(graph, parse_mission(self._mission), self._start_node)
+        except ValueError as exc:  # a mission or start node this map does not have
+            self.node.get_logger().error(f'navigation: {exc}; driving at random from an unknown node')
+            self.navigator = Navigator(graph)
         self.navigator.attach(self.core)
 
     def _on_map(self, msg: Any) -> None:
