@@ -173,3 +173,36 @@ def test_end_to_end_misinitialised_robot_is_back_on_track_within_two_intersectio
     later = nodes[1:3]
     assert later and all(not e['mismatch'] and e['node'] is not None for e in later)
     assert nav.node is not None
+
+
+FINAL = ROOT / 'config' / 'scenarios' / 'final.yaml'
+
+
+@pytest.mark.skipif(not FINAL.exists(), reason='the final map is not there yet')
+def test_end_to_end_twenty_random_destinations_on_the_final_map():
+    import random
+    rng = random.Random(0)
+    destinations = []
+    while len(destinations) < 20:
+        n = rng.randint(1, 5)
+        if not destinations or destinations[-1] != n:
+            destinations.append(n)
+    os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
+    from thymio_road import msgs
+    from thymio_road.runtime.node import EmbeddedNode
+    from thymio_road.runtime.run import Graph
+    from thymio_road.scenario import load_scenario
+    graph = Graph(load_scenario('final', duration=4800, seed=1, robots=1))
+    events = []
+    probe = EmbeddedNode(graph.executor, 'probe')
+    probe.create_subscription(msgs.String, '/thymio1/controller/events',
+                              lambda m: events.append(json.loads(m.data)), 100)
+    pub = probe.create_publisher(msgs.String, '/thymio1/mission', msgs.qos(10))
+    graph.run(0.1)
+    pub.publish(msgs.String(data=','.join(map(str, destinations))))
+    graph.run(4800)
+    arrivals = [e for e in events if e['kind'] == 'arrival' and e['target']]
+    assert [a['location'] for a in arrivals] == destinations
+    mean = arrivals[-1]['t'] / len(arrivals)
+    assert mean < 260, f'mean travel time per destination {mean:.1f} s'
+    assert not any(e['mismatch'] for e in events if e['kind'] == 'node')
