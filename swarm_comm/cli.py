@@ -49,12 +49,14 @@ def _static(args: argparse.Namespace) -> int:
 
 def _mobile(args: argparse.Namespace) -> int:
     from .experiments import run_mobile_experiments
-    return _report(run_mobile_experiments(args.out, args.seed, messages=args.messages, robots=args.robots))
+    return _report(run_mobile_experiments(args.out, args.seed, messages=args.messages, robots=args.robots,
+                                          repetitions=args.repetitions))
 
 
 def _scalability(args: argparse.Namespace) -> int:
     from .experiments import run_scalability
-    return _report(run_scalability(args.out, args.seed, trials=args.trials, counts=args.counts, radius=args.radius))
+    return _report(run_scalability(args.out, args.seed, trials=args.trials, counts=args.counts, radius=args.radius,
+                                   channel=args.channel, occlusion=args.occlusion))
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -87,8 +89,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     sub = commands.add_parser('mobile', help='random walk in a 72x72 cm arena: broadcast vs flooding (Figs. 16-18)')
     common(sub, 'out/swarmcom/mobile')
-    sub.add_argument('--messages', type=_positive_int, default=200,
-                     help='messages per configuration (default: %(default)s; the paper sent 1000)')
+    sub.add_argument('--messages', type=_positive_int, default=25,
+                     help='messages per run (default: %(default)s; the paper sent 1000 per configuration)')
+    sub.add_argument('--repetitions', type=int, default=20,
+                     help='independent runs per configuration, >= 2, for the confidence intervals (default: %(default)s)')
     sub.add_argument('--robots', type=_int_list, default=(2, 3, 4, 5, 6, 7), help='group sizes, e.g. 2,3,4')
     sub.set_defaults(func=_mobile)
 
@@ -98,6 +102,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                      help='placements per density (default: %(default)s; the paper ran 10000)')
     sub.add_argument('--counts', type=_int_list, default=None, help='numbers of surrounding robots, e.g. 1,10,272')
     sub.add_argument('--radius', type=float, default=61.0, help='communication range in cm (default: %(default)s)')
+    sub.add_argument('--channel', choices=('detect', 'range'), default='detect',
+                     help="detect: the paper's m_t = 4075 (default); range: the signal of facing robots at --radius")
+    sub.add_argument('--occlusion', choices=('paths', 'centre', 'none'), default='paths',
+                     help='paths: per emitter-detector path (default); centre: centre line of sight; none')
     sub.set_defaults(func=_scalability)
     return parser
 

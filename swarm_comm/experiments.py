@@ -16,7 +16,7 @@ import numpy as np
 from .coding import CODES
 from .detector import DetectorConfig, estimate_threshold
 from .scalability import simulate_scalability
-from .simulation import MobileConfig, run_mobile
+from .simulation import MobileConfig, _mean_ci, run_mobile
 from .static_link import communication_range, error_free_probability, reliable_range, simulate_link
 
 FIXED_THRESHOLDS = (5, 10, 25, 50, 100, 250, 500, 750, 1000, 2000)   # Sect. 5.2
@@ -157,31 +157,49 @@ def _plot_static(out: Path, distances, by_detector, coded, pf_rows) -> None:
     plt.close(fig)
 
 
-def run_mobile_experiments(out: Path | str, seed: int, messages: int = 200,
-                           robots: tuple[int, ...] = (2, 3, 4, 5, 6, 7)) -> dict:
-    """Figs. 16–18: broadcast vs flooding (m_t,r = 10), speeds (flooding) and ranges (flooding)."""
+def run_mobile_experiments(out: Path | str, seed: int, messages: int = 25,
+                           robots: tuple[int, ...] = (2, 3, 4, 5, 6, 7), repetitions: int = 20) -> dict:
+    """Figs. 16–18: broadcast vs flooding (m_t,r = 10), speeds (flooding) and ranges (flooding).
+
+    Each configuration is ``repetitions`` independent runs of ``messages`` back-to-back messages; run r
+    with n robots starts from the same random placement in every variant (seed [seed, n, r]), so
+    broadcast and flooding are compared pairwise. Means come with 95 % Student-t intervals over runs.
+    """
+    if int(repetitions) != repetitions or repetitions < 2:
+        raise ValueError(f'repetitions must be an integer >= 2, got {repetitions!r}')
     out = _prepare(out)
-    rng = np.random.default_rng(seed)
     variants = [('mode', 'broadcast', MobileConfig(mode='broadcast')), ('mode', 'flooding', MobileConfig())]
     variants += [('speed', f'{k}/3', MobileConfig(speed_fraction=k / 3)) for k in (1, 2)]
     variants += [('range', f'{PAPER_RANGES[t]:.0f}cm (m_t,r={t})', MobileConfig(relative_threshold=t))
                  for t in (75, 25)]
     started = time.perf_counter()
-    rows, table = [], {}
+    rows, table, per_run = [], {}, {}
     for study, label, base in variants:
         for n in robots:
             config = MobileConfig(**{**base.__dict__, 'robots': n})
-            outcomes = run_mobile(config, messages, rng)
-            p_l = float(np.mean([o.p_l for o in outcomes]))
-            p_e_values = np.array([o.p_e for o in outcomes])
-            p_e = float(np.nanmean(p_e_values)) if np.any(~np.isnan(p_e_values)) else float('nan')
-            error_free = float(np.mean(p_e_values[~np.isnan(p_e_values)] == 0)) if np.any(~np.isnan(p_e_values)) else float('nan')
-            rows.append([study, label, n, messages, p_l, p_e, error_free,
-                         float(np.mean([o.transmissions for o in outcomes]))])
-            table.setdefault(f'{study}:{label}', {})[n] = {'p_l': p_l, 'p_e': p_e, 'error_free': error_free}
+            run_p_l, p_e_all, transmissions = np.empty(repetitions), [], []
+            for r in range(repetitions):
+                outcomes = run_mobile(config, messages, np.random.default_rng([seed, n, r]))
+                run_p_l[r] = np.mean([o.p_l for o in outcomes])
+                p_e_all += [o.p_e for o in outcomes]
+                transmissions += [o.transmissions for o in outcomes]
+            per_run[(study, label, n)] = run_p_l
+            p_l, p_l_ci = _mean_ci(run_p_l)
+            p_e_values = np.array(p_e_all)
+            valid = p_e_values[~np.isnan(p_e_values)]
+            p_e = float(valid.mean()) if valid.size else float('nan')
+            error_free = float(np.mean(valid == 0)) if valid.size else float('nan')
+            rows.append([study, label, n, repetitions, messages, p_l, p_l_ci, p_e, error_free,
+                         float(np.mean(transmissions))])
+            table.setdefault(f'{study}:{label}', {})[n] = {'p_l': p_l, 'p_l_ci95': p_l_ci, 'p_e': p_e,
+                                                          'error_free': error_free}
     elapsed = time.perf_counter() - started
-    _write_csv(out / 'mobile.csv', ['study', 'variant', 'robots', 'messages', 'p_l', 'p_e', 'error_free_fraction',
-                                    'transmissions_per_message'], rows)
+    gains = {}
+    for n in robots:
+        gain, gain_ci = _mean_ci(per_run[('mode', 'broadcast', n)] - per_run[('mode', 'flooding', n)])
+        gains[n] = {'gain': gain, 'gain_ci95': gain_ci}
+    _write_csv(out / 'mobile.csv', ['study', 'variant', 'robots', 'runs', 'messages_per_run', 'p_l', 'p_l_ci95',
+                                    'p_e', 'error_free_fraction', 'transmissions_per_message'], rows)
     plt = _pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
     for ax, study, title in zip(axes, ('mode', 'speed', 'range'),
@@ -189,31 +207,35 @@ def run_mobile_experiments(out: Path | str, seed: int, messages: int = 200,
                                  'Fig. 18b: range (flooding)')):
         for key, values in table.items():
             if key.startswith(study + ':') or (study != 'mode' and key == 'mode:flooding'):
-                ax.plot(list(values), [v['p_l'] for v in values.values()], 'o-', label=key.split(':', 1)[1]
-                        if key.startswith(study) else 'flooding, 3/3, 45 cm')
-        ax.set(title=title, xlabel='robots', ylabel='P_l')
+                ax.errorbar(list(values), [v['p_l'] for v in values.values()],
+                            yerr=[v['p_l_ci95'] for v in values.values()], fmt='o-', capsize=3,
+                            label=key.split(':', 1)[1] if key.startswith(study) else 'flooding, 3/3, 45 cm')
+        ax.set(title=title, xlabel='robots', ylabel='P_l (95 % CI over runs)')
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / 'mobile.png', dpi=120)
     plt.close(fig)
-    broadcast = table['mode:broadcast']
-    flooding = table['mode:flooding']
     return _write_summary(out, 'mobile', {
-        'messages_per_configuration': messages, 'seconds': elapsed, 'table': table,
-        'flooding_beats_broadcast_for_robots': [n for n in robots if flooding[n]['p_l'] < broadcast[n]['p_l']]})
+        'runs_per_configuration': repetitions, 'messages_per_run': messages, 'seconds': elapsed, 'table': table,
+        'flooding_gain_by_robots': gains,
+        'flooding_significantly_better_for_robots': [n for n in robots if gains[n]['gain'] - gains[n]['gain_ci95'] > 0],
+        'flooding_significantly_worse_for_robots': [n for n in robots if gains[n]['gain'] + gains[n]['gain_ci95'] < 0]})
 
 
 def run_scalability(out: Path | str, seed: int, trials: int = 100,
-                    counts: tuple[int, ...] | None = None, radius: float = 61.0) -> dict:
+                    counts: tuple[int, ...] | None = None, radius: float = 61.0,
+                    channel: str = 'detect', occlusion: str = 'paths') -> dict:
     """Fig. 20a: n_C against robot density within a 61 cm range, up to 272 robots."""
     out = _prepare(out)
     counts = counts or (1, 2, 5, 10, 15, 20, 30, 40, 50, 60, 70, 80, 100, 120, 140, 160, 180, 200, 220, 240,
                         260, 272)
     started = time.perf_counter()
-    points = simulate_scalability(list(counts), trials, np.random.default_rng(seed), radius=radius)
+    points = simulate_scalability(list(counts), trials, np.random.default_rng(seed), radius=radius,
+                                  channel=channel, occlusion=occlusion)
     elapsed = time.perf_counter() - started
-    _write_csv(out / 'scalability.csv', ['robots', 'density_per_m2', 'mean_channels', 'std_channels', 'trials'],
-               [[p.robots, p.density, p.mean_channels, p.std_channels, p.trials] for p in points])
+    _write_csv(out / 'scalability.csv', ['robots', 'density_per_m2', 'mean_channels', 'std_channels', 'ci95',
+                                         'trials'],
+               [[p.robots, p.density, p.mean_channels, p.std_channels, p.ci95, p.trials] for p in points])
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     density = [p.density for p in points]
@@ -221,12 +243,15 @@ def run_scalability(out: Path | str, seed: int, trials: int = 100,
     std = np.array([p.std_channels for p in points])
     ax.plot(density, mean, 'o-')
     ax.fill_between(density, mean - std, mean + std, alpha=0.3)
-    ax.set(xlabel='robot density (robots/m²)', ylabel='channels n_C', title='Fig. 20a: n_C against density')
+    ax.set(xlabel='robot density (robots/m²)', ylabel='channels n_C (mean ± std)',
+           title=f'Fig. 20a: n_C against density ({channel}, occlusion {occlusion})')
     fig.tight_layout()
     fig.savefig(out / 'scalability.png', dpi=120)
     plt.close(fig)
     peak = int(np.argmax(mean))
     return _write_summary(out, 'scalability', {
-        'trials': trials, 'seconds': elapsed, 'peak_channels': float(mean[peak]),
+        'trials': trials, 'seconds': elapsed, 'channel': channel, 'occlusion': occlusion,
+        'peak_channels': float(mean[peak]), 'peak_ci95': points[peak].ci95, 'peak_robots': points[peak].robots,
         'peak_density': float(density[peak]), 'densest_channels': float(mean[-1]),
+        'densest_ci95': points[-1].ci95, 'densest_robots': points[-1].robots,
         'densest_density': float(density[-1]), 'paper_peak': 15, 'paper_densest': 6})

@@ -1,15 +1,25 @@
 """How many channels n_C a robot can open as the swarm gets denser (paper Sect. 6.2.6, Fig. 20a).
 
 A transmitter sits at the centre; 1 … N static robots are placed at random, without overlap, with their
-centres within the communication range (61 cm). A channel to a robot is established when its detector
-statistic (minimum over its detectors) falls below the threshold m_t, bodies of the other robots
-blocking the line of sight of each emitter–detector path. "Within a communication range of 61 cm" is
-read as: the channel must carry at least the signal two facing robots receive 61 cm apart.
+centres within the communication range (61 cm, the reliable range at 310 bps with the default
+m_t,r = 5). The paper's channel: "a channel [is] established if a robot can distinguish between s0 and
+s1. In other words, the received signal is below threshold m_t,dyn". Eq. 36 sets
+m_t,dyn = ⌊(m_t + A)/2⌋ from the prefix amplitude A, which must itself be below m_t; A < m_t,dyn then
+holds exactly when A < m_t. So a robot has a channel when its noise-free detector statistic (minimum over
+its detectors) of the central robot's signal is below m_t = m_max − m_t,r = 4075 (``channel='detect'``,
+the default). ``channel='range'`` is a stricter alternative: at least the signal two facing robots
+receive at the range limit.
+
+Occlusion: ``'paths'`` (default) drops every emitter–detector path that crosses a third robot's body,
+the paper's channel model (Fig. 3: "due to occlusion, not all emitter–detector pairs are relevant");
+``'centre'`` keeps all paths of a robot whose centre is in the central robot's line of sight (the
+robot-level test of the paper's video analysis, Sects. 6.1, 6.2.1) and none of one whose centre is
+hidden; ``'none'`` ignores third robots.
 
 Placement: random sequential adsorption (rejection sampling) while it finds room; past that (it jams
 near a covered fraction of 0.55) robots are drawn from a randomly rotated hexagonal lattice, as dense as
 needed, each site jittered within its free margin. N = 272 then is the near-hexagonal packing the paper
-describes, in which the centre sees its six touching neighbours (a 7 cm lattice has only 270 sites
+describes, in which the centre has six touching neighbours (a 7 cm lattice has only 270 sites
 within 61 cm, so there the disc grows by the few millimetres needed).
 """
 from __future__ import annotations
@@ -19,7 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .channel import ChannelParameters, gains_from, link_gains, mean_measurement, received_intensity
+from .detector import DetectorConfig
 from .geometry import EPuckGeometry
+
+CHANNEL_RULES = ('detect', 'range')
+OCCLUSION_MODELS = ('paths', 'centre', 'none')
 
 
 def _hex_lattice(spacing: float, radius: float, rotation: float) -> np.ndarray:
@@ -85,14 +99,50 @@ def _lattice_placement(count: int, radius: float, rng: np.random.Generator, diam
     return np.vstack([np.zeros((1, 2)), chosen])
 
 
+def centre_line_blocked(positions: np.ndarray, radius: float, tx: int = 0) -> np.ndarray:
+    """Whether the centre-to-centre segment from robot ``tx`` to each robot touches a third body, (N,).
+
+    A segment that only grazes a body (distance = radius, e.g. through the contact point of two touching
+    robots) counts as blocked: there is no gap for light to pass.
+    """
+    positions = np.asarray(positions, dtype=float)
+    start = positions[tx]
+    seg = positions - start                                                  # (N, 2)
+    seg_len2 = np.maximum((seg * seg).sum(-1), 1e-12)
+    rel = positions[None, :, :] - start                                      # (1, K, 2) third-body centres
+    t = np.clip((seg[:, None, :] * rel).sum(-1) / seg_len2[:, None], 0.0, 1.0)   # (N, K)
+    closest = rel - t[..., None] * seg[:, None, :]
+    hit = (closest * closest).sum(-1) <= radius * radius * (1.0 + 1e-9)
+    index = np.arange(positions.shape[0])
+    hit &= (index[None, :] != tx) & (index[None, :] != index[:, None])
+    blocked = hit.any(axis=1)
+    blocked[tx] = False
+    return blocked
+
+
 def central_channel_count(positions: np.ndarray, headings: np.ndarray, geometry: EPuckGeometry,
-                          params: ChannelParameters, threshold: float) -> int:
+                          params: ChannelParameters, threshold: float, occlusion: str = 'paths') -> int:
     """n_C: robots whose min-over-detectors measurement from robot 0's signal is below ``threshold``."""
+    if occlusion not in OCCLUSION_MODELS:
+        raise ValueError(f'occlusion must be one of {OCCLUSION_MODELS}, got {occlusion!r}')
     if positions.shape[0] < 2:
         return 0
-    gains = gains_from(0, positions, headings, geometry, params)[1:]
-    measured = mean_measurement(received_intensity(gains), params)
-    return int((measured.min(axis=1) < threshold).sum())
+    gains = gains_from(0, positions, headings, geometry, params, occlusion=occlusion == 'paths')
+    measured = mean_measurement(received_intensity(gains), params).min(axis=1)
+    channel = measured < threshold
+    if occlusion == 'centre':
+        channel &= ~centre_line_blocked(positions, geometry.body_radius)
+    return int(channel[1:].sum())
+
+
+def channel_threshold(channel: str, radius: float, geometry: EPuckGeometry, params: ChannelParameters,
+                      relative_threshold: float = 5.0) -> float:
+    """The level a robot's detector statistic must be below to count as a channel (see the module doc)."""
+    if channel == 'detect':
+        return DetectorConfig(relative_threshold, m_max=params.m_max).threshold
+    if channel == 'range':
+        return range_threshold(radius, geometry, params)
+    raise ValueError(f'channel must be one of {CHANNEL_RULES}, got {channel!r}')
 
 
 @dataclass(frozen=True)
@@ -105,6 +155,11 @@ class ScalabilityPoint:
     mean_channels: float
     std_channels: float
     trials: int
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the normal 95 % confidence interval of the mean (trials are independent)."""
+        return 1.96 * self.std_channels / np.sqrt(self.trials) if self.trials > 1 else float('nan')
 
 
 def range_threshold(radius: float, geometry: EPuckGeometry, params: ChannelParameters) -> float:
@@ -120,18 +175,21 @@ def range_threshold(radius: float, geometry: EPuckGeometry, params: ChannelParam
 
 def simulate_scalability(counts: list[int], trials: int, rng: np.random.Generator, radius: float = 61.0,
                          threshold: float | None = None, geometry: EPuckGeometry | None = None,
-                         params: ChannelParameters | None = None) -> list[ScalabilityPoint]:
+                         params: ChannelParameters | None = None, channel: str = 'detect',
+                         occlusion: str = 'paths') -> list[ScalabilityPoint]:
     """n_C against density (Fig. 20a) for each number of surrounding robots in ``counts``.
 
-    ``threshold`` defaults to :func:`range_threshold` of ``radius``; pass m_t (4075) to count every
-    robot that can detect the carrier at all.
+    ``threshold`` overrides the level given by ``channel`` ('detect': the paper's m_t = 4075;
+    'range': the facing-robots signal at ``radius``).
     """
     geometry = geometry or EPuckGeometry()
     params = params or ChannelParameters()
     if int(trials) != trials or trials < 1:
         raise ValueError(f'trials must be a positive integer, got {trials!r}')
+    if occlusion not in OCCLUSION_MODELS:
+        raise ValueError(f'occlusion must be one of {OCCLUSION_MODELS}, got {occlusion!r}')
     if threshold is None:
-        threshold = range_threshold(radius, geometry, params)
+        threshold = channel_threshold(channel, radius, geometry, params)
     area_m2 = np.pi * (radius / 100.0) ** 2
     points = []
     for count in counts:
@@ -139,7 +197,7 @@ def simulate_scalability(counts: list[int], trials: int, rng: np.random.Generato
         for trial in range(trials):
             positions = place_robots(count, radius, rng, diameter=2 * geometry.body_radius)
             headings = rng.uniform(-np.pi, np.pi, positions.shape[0])
-            channels[trial] = central_channel_count(positions, headings, geometry, params, threshold)
+            channels[trial] = central_channel_count(positions, headings, geometry, params, threshold, occlusion)
         points.append(ScalabilityPoint(int(count), (count + 1) / area_m2, float(channels.mean()),
-                                       float(channels.std()), int(trials)))
+                                       float(channels.std(ddof=1)) if trials > 1 else 0.0, int(trials)))
     return points

@@ -212,8 +212,64 @@ def run_mobile(config: MobileConfig, messages: int, rng: np.random.Generator,
                 transmissions += 1
             if (all(s is None for s in sending) and all(q is None for q in queue) and not receiver.busy.any()):
                 break
-        # the robots keep walking until the next message
-        walk.step(dt * (t + 1) % config.geometry_period, rng)
+        # the robots walk the samples since the last refresh, and the next message sees where they are now
+        walk.step(dt * (t % config.geometry_period + 1), rng)
+        gains = gain_matrix(walk.positions, walk.headings, geometry, params)
         reached[origin] = False
         outcomes.append(MessageOutcome(origin, int(reached.sum()), n - 1, bit_errors, bits, transmissions))
     return outcomes
+
+
+@dataclass(frozen=True)
+class ModeComparison:
+    """Broadcast vs flooding P_l for one group size over independent repetitions (Fig. 16b).
+
+    Messages of one run are sent back to back, so their outcomes are correlated (the geometry changes
+    little from one message to the next); the confidence intervals are therefore taken over the runs'
+    means (Student t, 95 %), each run starting from its own random placement, shared by both modes.
+    """
+
+    robots: int
+    repetitions: int
+    messages: int
+    """Messages per run."""
+    broadcast: float
+    broadcast_ci: float
+    flooding: float
+    flooding_ci: float
+    gain: float
+    """Mean of broadcast P_l − flooding P_l over paired runs (> 0: flooding reaches more)."""
+    gain_ci: float
+    transmissions: float
+    """Mean transmissions per message with flooding (1 with broadcast)."""
+
+
+def _mean_ci(values: np.ndarray) -> tuple[float, float]:
+    from scipy import stats
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return float(values.mean()), float('nan')
+    half = stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
+    return float(values.mean()), float(half)
+
+
+def compare_modes(robots: int, repetitions: int, messages: int, seed: int,
+                  base: MobileConfig | None = None) -> ModeComparison:
+    """Run both modes ``repetitions`` times with ``messages`` each; run r of both modes uses one seed."""
+    base = base or MobileConfig()
+    if int(repetitions) != repetitions or repetitions < 2:
+        raise ValueError(f'repetitions must be an integer >= 2, got {repetitions!r}')
+    means = {mode: np.empty(repetitions) for mode in MODES}
+    transmissions = np.empty(repetitions)
+    for r in range(repetitions):
+        for mode in MODES:
+            config = MobileConfig(**{**base.__dict__, 'robots': robots, 'mode': mode})
+            outcomes = run_mobile(config, messages, np.random.default_rng([seed, robots, r]))
+            means[mode][r] = np.mean([o.p_l for o in outcomes])
+            if mode == 'flooding':
+                transmissions[r] = np.mean([o.transmissions for o in outcomes])
+    broadcast, broadcast_ci = _mean_ci(means['broadcast'])
+    flooding, flooding_ci = _mean_ci(means['flooding'])
+    gain, gain_ci = _mean_ci(means['broadcast'] - means['flooding'])
+    return ModeComparison(int(robots), int(repetitions), int(messages), broadcast, broadcast_ci, flooding,
+                          flooding_ci, gain, gain_ci, float(transmissions.mean()))

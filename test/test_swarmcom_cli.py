@@ -22,6 +22,6 @@ def test_standalone_main_runs_threshold_and_scalability(tmp_path, capsys):
     assert json.loads((tmp_path / 'threshold_summary.json').read_text())['threshold'] in range(4073, 4078)
     assert main(['scalability', '--out', str(tmp_path), '--trials', '2', '--counts', '1,5']) == 0
     assert (tmp_path / 'scalability.csv').exists()
-    assert main(['mobile', '--out', str(tmp_path), '--messages', '2', '--robots', '2,3']) == 0
+    assert main(['mobile', '--out', str(tmp_path), '--messages', '2', '--robots', '2,3', '--repetitions', '2']) == 0
     assert (tmp_path / 'mobile.png').exists()
     capsys.readouterr()

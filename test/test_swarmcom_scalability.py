@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 
-from swarm_comm.channel import ChannelParameters
+from swarm_comm.channel import ChannelParameters, link_gains, mean_measurement, received_intensity
 from swarm_comm.geometry import EPuckGeometry
-from swarm_comm.scalability import central_channel_count, place_robots, range_threshold, simulate_scalability
+from swarm_comm.scalability import (central_channel_count, centre_line_blocked, channel_threshold, place_robots,
+                                    range_threshold, simulate_scalability)
 
 G, P = EPuckGeometry(), ChannelParameters()
 
@@ -43,3 +44,43 @@ def test_bad_input():
         place_robots(-1, 61.0, np.random.default_rng(0))
     with pytest.raises(ValueError, match='trials'):
         simulate_scalability([1], 0, np.random.default_rng(0))
+
+
+def test_the_papers_channel_is_a_detectable_prefix_below_m_t():
+    # "the received signal is below threshold m_t,dyn" = ⌊(m_t + A)/2⌋, which holds for A exactly when A < m_t
+    assert channel_threshold('detect', 61.0, G, P) == 4075
+    assert channel_threshold('range', 61.0, G, P) == pytest.approx(range_threshold(61.0, G, P))
+    assert range_threshold(61.0, G, P) < 4075
+    with pytest.raises(ValueError, match='channel'):
+        channel_threshold('x', 61.0, G, P)
+
+
+def test_centre_line_of_sight_is_blocked_by_a_body_and_by_the_contact_of_two_touching_ones():
+    positions = np.array([[0.0, 0.0], [10.0, 0.0], [20.0, 0.0], [0.0, 20.0]])
+    assert centre_line_blocked(positions, 3.5).tolist() == [False, False, True, False]
+    # second ring of a touching hexagonal packing: the line passes through the contact of two neighbours
+    ring = np.array([[0.0, 0.0], [7.0, 0.0], [3.5, 7.0 * np.sqrt(3) / 2], [10.5, 7.0 * np.sqrt(3) / 2]])
+    assert centre_line_blocked(ring, 3.5).tolist() == [False, False, False, True]
+    headings = np.array([0.0, np.pi, np.pi, np.pi])
+    assert central_channel_count(positions, headings, G, P, 4075, occlusion='centre') <= 2
+    with pytest.raises(ValueError, match='occlusion'):
+        central_channel_count(positions, headings, G, P, 4075, occlusion='x')
+
+
+def test_a_touching_neighbour_is_missed_in_a_quarter_of_random_orientations_even_unoccluded():
+    # why the densest packing gives about 4.4 rather than 6 channels: at contact the sensors sit on the
+    # touching bodies, and a path needs an emitter and a detector on the same side of the contact point,
+    # facing each other within their half-spaces (h_e, h_d = 0 beyond ±90°)
+    rng = np.random.default_rng(7)
+    h = rng.uniform(-np.pi, np.pi, (4000, 2))
+    gains = link_gains(np.zeros(2), h[:, 0], np.array([7.0, 0.0]), h[:, 1], G, P)
+    reached = (mean_measurement(received_intensity(gains), P).min(axis=1) < 4075).mean()
+    assert 0.68 < reached < 0.80
+    far = link_gains(np.zeros(2), h[:, 0], np.array([10.0, 0.0]), h[:, 1], G, P)
+    assert (mean_measurement(received_intensity(far), P).min(axis=1) < 4075).all()
+
+
+def test_scalability_points_carry_a_confidence_interval():
+    point = simulate_scalability([272], 4, np.random.default_rng(3), occlusion='centre')[0]
+    assert 2 <= point.mean_channels <= 6.5
+    assert 0 < point.ci95 == pytest.approx(1.96 * point.std_channels / np.sqrt(4))
