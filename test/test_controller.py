@@ -237,3 +237,28 @@ def test_continue_stops_and_freezes_its_count_for_an_obstacle():
     for _ in range(30):
         assert c.step([900, 900], [0, 0, 1200, 0, 0, 0, 0]) == (0, 0)
     assert c.state is State.CONTINUE and c.counter == 0
+
+
+@pytest.mark.parametrize('direction', ['right', 'straight', 'left'])
+def test_crossroad_sequences_of_the_report(direction):
+    c = RoadController(ControllerParams(speed=260))
+    c.choose_direction = lambda: direction
+    c._apply_road_code(5)
+    assert c.action.name == 'CROSSROAD' and c.saved_speed == 150
+    states = []
+    for _ in range(4):
+        if c.state is State.ROAD:
+            break
+        cross_mark(c)
+        states.append(c.state)
+        for _ in range(80):
+            c.step([500, 900], CLEAR)
+            if c.state is State.ROAD or (c.state is State.ACTION and c.counter_continue in (0, 1, 2)):
+                break
+    if direction == 'right':
+        assert states == [State.EXIT]            # the first bit: exit as at a roundabout
+    elif direction == 'straight':
+        assert states == [State.CONTINUE] * 3    # the fourth continue is forced after the third
+    else:
+        assert states == [State.CONTINUE, State.CONTINUE, State.EXIT, State.CONTINUE]
+    assert c.state is State.ROAD and c.speed == 150

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from thymio_road.map import MapError, load_map, parse_map
+from thymio_road.map import MapError, load_map
 
 SIMPLE = Path(__file__).resolve().parent.parent / 'config' / 'maps' / 'simple.yaml'
 
@@ -47,22 +47,17 @@ def test_marks_are_printed_black_on_the_right(simple):
     assert mark.bits == 1 and mark.bit_values == (1,)
 
 
-def branching_map(**changes):
-    data = {'size': [2.0, 1.0], 'roads': [
-        {'id': 'a', 'start': [0.2, 0.7, 0], 'pieces': [{'straight': 1.6}]},
-        {'id': 'b', 'start': [1.8, 0.5, 180], 'pieces': [{'straight': 1.6}]}],
-        'intersections': [{'branching': {'id': 'B', 'road': 'a', 'at': 0.6, 'to_road': 'b', 'to_at': 1.0,
-                                         **changes}}]}
-    return parse_map(data, 'inline')
-
-
 def test_branching_links_leave_over_and_arrive_under():
-    m = branching_map()
-    ab, join = m.road('B.a_to_b'), m.road('B.a_to_b.join')
-    assert ab.layer == 1 and join.layer == -1
-    end = join.pose_at(join.length)
-    assert end[:2] == pytest.approx(m.road('b').pose_at(1.0)[:2], abs=1e-6)
-    (b,) = m.intersections
+    from thymio_road.intersections import advance, branching
+    road_a = lambda s: (0.2 + s, 0.7, 0.0)  # noqa: E731 - a straight road heading east
+    road_b = lambda s: (1.8 - s, 0.5, math.pi)  # noqa: E731 - and one heading west, on its right
+    g = branching('B', 'a', 0.6, 'b', 1.0, road_a, road_b)
+    roads = {r['id']: r for r in g.roads}
+    assert roads['B.a_to_b']['layer'] == 1 and roads['B.a_to_b.join']['layer'] == -1
+    join = roads['B.a_to_b.join']
+    start = (join['start'][0], join['start'][1], math.radians(join['start'][2]))
+    assert advance(start, join['pieces'])[:2] == pytest.approx(road_b(1.0)[:2], abs=1e-6)
+    (b,) = g.intersections
     assert [mark for mark, _ in b.marks['a']] == ['B.exit_mark.a', 'B.merge_mark.a']
 
 

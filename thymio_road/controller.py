@@ -87,6 +87,8 @@ class ControllerParams:
     #: ROAD; in a location the robot stops after `location_count` for `stop_count` (2 s).
     crossing: int = 21
     exit_count: int = 41
+    #: The crossroad's EXIT (right turn, or the left turn in the central circle): `counter > 29`.
+    crossroad_exit_count: int = 29
     #: BACK lasts 1.2 s: the time the robot on the barcode needs to finish reading it (§6).
     back_count: int = 12
     location_count: int = 130
@@ -103,7 +105,7 @@ class ControllerParams:
             raise ValueError(f"trigger_security must be 'report' or 'strict', got {self.trigger_security!r}")
         if not 0 < self.grey_thresh < 1023:
             raise ValueError(f'grey_thresh must be in 1..1022, got {self.grey_thresh}')
-        for name in ('crossing', 'exit_count', 'location_count', 'stop_count', 'back_count'):
+        for name in ('crossing', 'exit_count', 'crossroad_exit_count', 'location_count', 'stop_count', 'back_count'):
             if not 1 <= getattr(self, name) <= 1000:
                 raise ValueError(f'{name} must be in 1..1000 counts, got {getattr(self, name)}')
         if not 0.8 <= self.wheel_balance <= 1.25:
@@ -166,6 +168,10 @@ class RoadController:
         #: Decides 'exit' or 'continue' at a mark: (action, marks passed) → choice. Random by
         #: default, as in the report; a route follower replaces it.
         self.decide: Callable[[Action, int], str] = self._random_choice
+        #: Picks 'right', 'straight' or 'left' when a crossroad is announced.
+        self.choose_direction: Callable[[], str] = lambda: self.rng.choice(('right', 'straight', 'left'))
+        self.direction = ''
+        self.turned_left = False
 
     # --- interface ------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -244,11 +250,14 @@ class RoadController:
         """Count at which a matched read has seen the whole barcode (and left its last bit)."""
         return 1 + math.ceil((4 * BIT_CM + BLACK_MARGIN_CM) / self.step_cm)
 
-    def _triggers(self, follow: int, read: int) -> bool:
+    def _triggers(self, follow: int, read: int, marks: bool = False) -> bool:
+        """A black bit under the reading sensor, with the report's security. The strict security
+        is not applied to the crossroad's marks: one of them is the perpendicular road's black
+        edge, which the follow sensor meets at the same time (`marks=True`)."""
         p = self.params
         if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin:
             return False
-        if p.trigger_security == 'strict':
+        if p.trigger_security == 'strict' and not marks:
             return read < p.black_ratio * p.grey_ref and abs(follow - p.grey_ref) < p.white_margin // 2
         return True
 
@@ -311,8 +320,16 @@ class RoadController:
         self.saved_speed = p.speed_low if action in (Action.CROSSROAD, Action.LOCATION) else self.speed
         self.speed = p.speed_low
         self.action = action
+        if action is Action.LOCATION:
+            self.location = None  # until this location's barcode is read
         self.counter_continue = 0
         self.events.append(Event('intersection', {'action': action.name.lower()}))
+        if action is Action.CROSSROAD:
+            # The crossroad's way is chosen on its barcode ("call math.rand(random);
+            # decisionState = random%3"), then played out bit by bit.
+            self.direction = self.choose_direction()
+            self.turned_left = False
+            self.events.append(Event('decision', {'action': 'crossroad', 'mark': 0, 'choice': self.direction}))
         self._set_state(State.ACTION)
 
     # --- intersections (report §7, Appendix A) -----------------------------------------------------
@@ -331,10 +348,24 @@ class RoadController:
             # "If continue was chosen, return to road state after two readings."
             self._leave_intersection()
             return
-        if not self._triggers(follow, read):
+        if self.action is Action.CROSSROAD:
+            if self.counter_continue == 3:
+                # "I decided to force the fourth continue action directly at the end of the
+                # third one" (§7.4): the last bit was often missed.
+                self.counter_continue = 4
+                self.counter = 0
+                self._set_state(State.CONTINUE)
+                return
+            if self.counter_continue == 4:
+                self._leave_intersection()
+                return
+        if not self._triggers(follow, read, marks=self.action is Action.CROSSROAD):
             return
         self.counter = 0
         assert self.action is not None
+        if self.action is Action.CROSSROAD:
+            self._crossroad_mark()
+            return
         may_exit = not (self.action is Action.ROUNDABOUT and self.counter_continue % 2)
         may_exit = may_exit and not (self.action in (Action.BRANCHING, Action.LOCATION)
                                      and self.counter_continue >= 1)
@@ -348,6 +379,17 @@ class RoadController:
         else:
             self.counter_continue += 1
             self._set_state(State.CONTINUE)
+
+    def _crossroad_mark(self) -> None:
+        """The crossroad's sequences (§7.4): right exits at the first bit; straight crosses four
+        times; left crosses twice, follows the central circle from the third bit (EXIT, then
+        back to ACTION) and crosses twice more from the next one."""
+        if self.direction == 'right' and self.counter_continue == 0 or \
+                self.direction == 'left' and self.counter_continue == 2 and not self.turned_left:
+            self._set_state(State.EXIT)
+            return
+        self.counter_continue += 1
+        self._set_state(State.CONTINUE)
 
     def _cross(self, prox: list[int]) -> tuple[int, int]:
         """CONTINUE: drive blind across the exit or entry, with a slight left bias (§7.1, §9).
@@ -380,6 +422,14 @@ class RoadController:
                 self.delivering = True
                 self.events.append(Event('stop', {'location': self.location}))
                 self._set_state(State.STOP)
+        elif self.action is Action.CROSSROAD:
+            if self.counter > p.crossroad_exit_count:
+                if self.direction == 'left' and not self.turned_left:
+                    # "then I forced him to come back to the ACTION state instead of the ROAD state"
+                    self.turned_left = True
+                    self._set_state(State.ACTION)
+                else:
+                    self._leave_intersection()
         elif self.counter > p.exit_count:
             self._leave_intersection()
 

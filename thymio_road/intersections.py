@@ -242,3 +242,62 @@ def branching(bid: str, road_a: str, at_a: float, road_b: str, at_b: float,
                                         through={road_a: road_a, road_b: road_b},
                                         extra={'links': {ab: road_b, ba: road_a}}))
     return g
+
+
+def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: float,
+              radius: float = 0.108, approach: float = 0.75, leave: float = 0.75,
+              turn_straight: float = 0.15) -> Generated:
+    """A four-way crossroad with a central circle (report §7.4, Figs. 18-20).
+
+    Four one-way lines pass the centre at `radius`, each tangent to a counter-clockwise central
+    circle: arm k's in-lane (heading `heading + k·90°`) runs up to its tangent point, where its
+    out-lane starts. A robot going straight crosses, as in the report, four times blind:
+    (1) its right turn's split, at a mark; (2) the perpendicular out-lane, whose black edge is
+    the mark ("the robots are using the black side of the road as a barcode"); (3) from the
+    tangent point, at a mark, across the other perpendicular road; (4) forced at once, across
+    the last right turn. Turning right takes the exit at mark (1); turning left follows the
+    circle from mark (3) for a quarter turn and leaves it at the next arm's mark (3).
+
+    The circle's radius sets the left turn's arc (14 cm in the report, EXIT's 29 counts); at
+    10.8 cm the quarter circle is 17 cm, so the EXIT ends 3 cm before the next mark.
+    """
+    if len(arms) != 4 or len(set(arms)) != 4:
+        raise ValueError(f'a crossroad has four arms, got {arms!r}')
+    g = Generated()
+    circle_id = f'{cid}.circle'
+    # The circle starts at arm 0's tangent point, heading like arm 0's lane.
+    right0 = (math.sin(heading), -math.cos(heading))
+    tangent0 = (centre[0] + radius * right0[0], centre[1] + radius * right0[1], heading)
+    g.roads.append(_road(circle_id, tangent0, [{'arc': {'radius': radius, 'angle_deg': 90.0}} for _ in range(4)],
+                         +1, closed=True))
+    info = Intersection(cid, 'crossroad', extra={'circle': circle_id, 'arms': list(arms), 'in': {}, 'out': {},
+                                                 'right': {}, 'radius': radius})
+    for k, arm in enumerate(arms):
+        h = heading + k * math.pi / 2
+        u, right = (math.cos(h), math.sin(h)), (math.sin(h), -math.cos(h))
+        tangent = (centre[0] + radius * right[0], centre[1] + radius * right[1])
+        in_id, out_id, turn_id = f'{cid}.in.{arm}', f'{cid}.out.{arm}', f'{cid}.right.{arm}'
+        in_start = (tangent[0] - approach * u[0], tangent[1] - approach * u[1], h)
+        g.roads.append(_road(in_id, in_start, [{'straight': approach}], -1))
+        g.roads.append(_road(out_id, (tangent[0], tangent[1], h), [{'straight': leave}], 0))
+        g.poses[in_id] = in_start
+        g.poses[out_id] = (tangent[0] + leave * u[0], tangent[1] + leave * u[1], h)
+        # The right turn leaves with the exits' 10 cm radius (a continuing robot must clear it)
+        # but runs a straight in its middle, so that the split is far enough before the
+        # perpendicular road for the robot to follow its lane again between the two crossings.
+        diagonal = EXIT_RADIUS + turn_straight * math.sin(math.pi / 4)  # forward run of the turn
+        split_at = approach - radius - diagonal
+        turn = [{'arc': {'radius': EXIT_RADIUS, 'angle_deg': -45.0}}, {'straight': turn_straight},
+                {'arc': {'radius': EXIT_RADIUS, 'angle_deg': -45.0}}]
+        turn_length = EXIT_RADIUS * math.pi / 2 + turn_straight
+        leave_half, arrive_half = _split(turn, turn_length / 2)
+        split_pose = (in_start[0] + split_at * u[0], in_start[1] + split_at * u[1], h)
+        g.roads.append(_road(turn_id, split_pose, leave_half, +1))
+        g.roads.append(_road(f'{turn_id}.join', advance(split_pose, leave_half), arrive_half, -1))
+        first, third = f'{cid}.turn_mark.{arm}', f'{cid}.circle_mark.{arm}'
+        g.marks.append(_mark(first, in_id, split_at - 0.001))
+        g.marks.append(_mark(third, in_id, approach))
+        info.marks[in_id] = [(first, turn_id), (third, None)]
+        info.extra['in'][arm], info.extra['out'][arm], info.extra['right'][arm] = in_id, out_id, turn_id
+    g.intersections.append(info)
+    return g

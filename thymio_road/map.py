@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from thymio_road.barcode import (BARCODE_BITS, BIT_LENGTH, DEFAULT_GAP, DEFAULT_WIDTH,
                                  RIGHT_SENSOR_OFFSET, Barcode)
-from thymio_road.intersections import Generated, Intersection, branching, location, roundabout
+from thymio_road.intersections import Generated, Intersection, branching, crossroad, location, roundabout
 from thymio_road.paths import dubins
 from thymio_road.validation import ConfigError, Fields, load_yaml
 
@@ -298,15 +298,16 @@ def parse_map(data: Any, source: str) -> RoadMap:
     parsed = [_parse_element(d, source, i) for i, d in enumerate(elements)]
     generated = Generated()
     for i, (kind, where, params) in enumerate(parsed):
-        if kind == 'roundabout':
-            generated.extend(_generate(where, source, roundabout, **params))
+        if kind in ('roundabout', 'crossroad'):
+            generated.extend(_generate(where, source, {'roundabout': roundabout, 'crossroad': crossroad}[kind],
+                                       **params))
     for road_data in generated.roads:
         add(_parse_road(road_data, source, f"{where} road '{road_data['id']}'", road_width, {}), where)
     for i, road_data in enumerate(roads_data):
         add(_parse_road(road_data, source, f'roads[{i}]', road_width, generated.poses), f'roads[{i}]')
     # Then those placed on roads.
     for kind, where, params in parsed:
-        if kind == 'roundabout':
+        if kind in ('roundabout', 'crossroad'):
             continue
         extra = _generate(where, source, {'location': location, 'branching': branching}[kind],
                           **_road_poses(params, roads, source, where))
@@ -326,6 +327,8 @@ def parse_map(data: Any, source: str) -> RoadMap:
     for i, road in enumerate(road_map.roads):
         _check_inside(road_map, road, i)
     _check_barcodes(road_map)
+    from thymio_road.road_graph import check_graph  # road_graph imports this module
+    check_graph(road_map)
     return road_map
 
 
@@ -461,9 +464,11 @@ _ELEMENTS = {
                    'stub': float},
     'location': {'id': str, 'number': int, 'road': str, 'at': float, 'parallel': float},
     'branching': {'id': str, 'road': str, 'at': float, 'to_road': str, 'to_at': float, 'gap': float},
+    'crossroad': {'id': str, 'center': list, 'arms': list, 'heading_deg': float, 'radius': float,
+                  'approach': float, 'leave': float},
 }
 _REQUIRED = {'roundabout': ('id', 'center', 'arms'), 'location': ('id', 'number', 'road', 'at'),
-             'branching': ('id', 'road', 'at', 'to_road', 'to_at')}
+             'branching': ('id', 'road', 'at', 'to_road', 'to_at'), 'crossroad': ('id', 'center', 'arms')}
 
 
 def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
@@ -479,16 +484,18 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
     f.context = f"intersections[{i}] {kind} '{params['id']}'"
     f.done()
     params = {k: v for k, v in params.items() if v is not None}
-    if kind == 'roundabout':
+    if kind in ('roundabout', 'crossroad'):
         centre = params.pop('center')
         if len(centre) != 2 or not all(_is_number(v) for v in centre):
             f.fail('center', f'must be [x, y], got {centre!r}')
         params['centre'] = (float(centre[0]), float(centre[1]))
-        if len(params['arms']) < 2 or not all(isinstance(a, str) for a in params['arms']) \
-                or len(set(params['arms'])) != len(params['arms']):
-            f.fail('arms', f"must name at least two distinct arms, got {params['arms']!r}")
+        arms = params['arms']
+        wanted = 'four' if kind == 'crossroad' else 'at least two'
+        if (len(arms) != 4 if kind == 'crossroad' else len(arms) < 2) or \
+                not all(isinstance(a, str) for a in arms) or len(set(arms)) != len(arms):
+            f.fail('arms', f"must name {wanted} distinct arms, got {arms!r}")
         params['heading'] = math.radians(params.pop('heading_deg', 0.0))
-        params['rid'] = params.pop('id')
+        params['rid' if kind == 'roundabout' else 'cid'] = params.pop('id')
     elif kind == 'location':
         if not 1 <= params['number'] <= 7:
             f.fail('number', f"locations are named by barcodes 1..7, got {params['number']}")

@@ -79,7 +79,14 @@ class ControllerNode:
         self.navigator.attach(self.core)
 
     def _on_map(self, msg: Any) -> None:
-        self._attach_navigator(_graph_of_text(msg.data))
+        try:
+            graph = _graph_of_text(msg.data)
+        except (ValueError, yaml.YAMLError) as exc:  # MapError is a ValueError
+            # Without a road graph the robot still drives, with the report's random decisions.
+            self.node.get_logger().warning(f'navigation: no road graph for this map ({exc}); '
+                                           'driving at random')
+            return
+        self._attach_navigator(graph)
 
     def _on_mission(self, msg: Any) -> None:
         self._mission = msg.data
@@ -122,7 +129,7 @@ class ControllerNode:
             events += self.navigator.on_events(events)
         for event in events:
             self.event_pub.publish(msgs.String(data=json.dumps(
-                {'t': round(stamp, 3), 'kind': event.kind, **event.data}, sort_keys=True)))
+                {**event.data, 't': round(stamp, 3), 'kind': event.kind}, sort_keys=True)))
             if event.kind == 'state':
                 self._publish_state()
         led = led_colour(self.core)
