@@ -8,13 +8,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 from rosbags.highlevel import AnyReader
 
 from thymio_road import robot_model as rm
 from thymio_road.collision import overlapping_pairs
-from thymio_road.runtime.recorder import BagRecorder
 from thymio_road.runtime.run import Graph, run_scenario
 from thymio_road.scenario import load_scenario
 

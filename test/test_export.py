@@ -19,7 +19,7 @@ from scipy import ndimage
 
 from thymio_road.barcode import BIT_LENGTH
 from thymio_road.export import PAGES, PT_PER_MM, ExportError, export_map, tile_layout
-from thymio_road.map import Arc, Straight, parse_map
+from thymio_road.map import Arc, parse_map
 
 import yaml
 

@@ -1,7 +1,6 @@
 """`thymio-road render`: robots drawn where the ground truth puts them, in their state's colour."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
