@@ -46,12 +46,17 @@ class MobileConfig:
     code: BCHCode = field(default_factory=lambda: CODES['15,15'])
     backoff_window: int = 32
     geometry_period: int = 32
+    warmup: float = 30.0
+    """Seconds the robots walk before the first message. Started uniformly spread, they drift to the walls
+    (no obstacle avoidance, walls stop them), so without it short runs would sample the start, not the walk."""
 
     def __post_init__(self) -> None:
         if int(self.robots) != self.robots or not 2 <= self.robots <= 16:
             raise ValueError(f'robots must be an integer in 2..16 (4-bit origin), got {self.robots!r}')
         if self.mode not in MODES:
             raise ValueError(f'mode must be one of {MODES}, got {self.mode!r}')
+        if not np.isfinite(self.warmup) or self.warmup < 0:
+            raise ValueError(f'warmup must be a non-negative number, got {self.warmup!r}')
         for name in ('bit_rate', 'relative_threshold', 'arena', 'walk_period', 'timeout'):
             value = getattr(self, name)
             if not np.isfinite(value) or value <= 0:
@@ -154,6 +159,9 @@ def run_mobile(config: MobileConfig, messages: int, rng: np.random.Generator,
         if positions.shape != (n, 2) or headings.shape != (n,):
             raise ValueError(f'start must be positions ({n}, 2) and headings ({n},), got {positions.shape}, {headings.shape}')
         walk.positions, walk.headings = positions.copy(), headings.copy()
+    else:
+        for _ in range(int(round(config.warmup / 0.1))):
+            walk.step(0.1, rng)
     detector = DetectorConfig(config.relative_threshold, dynamic=True, m_max=params.m_max)
     dt = 1.0 / config.bit_rate
     timeout = int(round(config.timeout * config.bit_rate))
