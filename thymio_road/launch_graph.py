@@ -24,9 +24,9 @@ from thymio_road.scenario import NodeSpec, Scenario, config_dir, load_scenario, 
 DRIVER = 'thymio_driver'
 #: World-level nodes that simulate robots; they are told which robots are real.
 SIMULATORS = ('thymio_world', 'thymio_ir_medium')
-#: Whether the world node skips the robots named in its ``real_robots`` parameter. Until it
-#: does, real robots must be the last ones of the scenario (the world simulates the first
-#: ``robot_count``), and a scenario of only real robots runs without a world.
+#: Whether the world node skips the robots named in its ``real_robots`` parameter (it does; a
+#: scenario of only real robots runs without a world). Without it, real robots would have to be
+#: the last ones of the scenario, the world simulating the first ``robot_count``.
 WORLD_HONOURS_REAL_ROBOTS = True
 #: Fields of a calibration file entry (per robot name): driver parameters and the controller's grey_ref.
 CALIBRATION_FIELDS = {'speed_factor': float, 'gain_left': float, 'gain_right': float,
