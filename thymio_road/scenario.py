@@ -82,6 +82,7 @@ class Scenario:
 
 @lru_cache(maxsize=8)
 def _cached_map(path: str, mtime: float) -> RoadMap:
+    """Maps by resolved path and modification time: nodes of one process share the raster."""
     return load_map(path)
 
 
@@ -264,7 +265,9 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
         controller = dict(entry.controller)
         # Each robot's random decisions get their own seed, derived from the scenario's.
         controller.setdefault('seed', scenario.seed * 1000 + k)
-        params = {**_typed(ControllerParams(**controller)), 'use_sim_time': True}
+        params = {**_typed(ControllerParams(**controller)), 'use_sim_time': True,
+                  # the map for the robot's navigation (its road graph)
+                  'map_file': scenario.road_map.source}
         specs.append(NodeSpec('thymio_controller', 'controller', f'/{entry.name}', params))
     if scenario.ir is not None:
         specs.append(NodeSpec('thymio_ir_medium', 'ir_medium', '/', {

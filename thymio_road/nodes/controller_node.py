@@ -150,7 +150,13 @@ def _graph_of_text(text: str) -> RoadGraph:
 
 @lru_cache(maxsize=4)
 def _graph_of_file(path: str) -> RoadGraph:
-    return RoadGraph.build(load_map(path))
+    # Through the scenario's map cache: in the embedded runtime the world has loaded (and
+    # rendered) the same file, so the controllers share its RoadMap instead of a second raster.
+    from pathlib import Path
+
+    from thymio_road.scenario import _cached_map
+    resolved = Path(path).resolve()
+    return RoadGraph.build(_cached_map(str(resolved), resolved.stat().st_mtime))
 
 
 def main(args: list[str] | None = None) -> None:
