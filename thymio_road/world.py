@@ -187,11 +187,21 @@ class World:
         self.clock[i] = t
         if not self.movable[i]:
             return
-        if not (self.wheel[i].any() or self.target[i].any()):
+        pose = self.poses[i]
+        x0, y0 = pose[0], pose[1]
+        if self.params.motor_time_constant == 0:
+            # The common case, in plain floats: the hot path of every robot event.
+            vl, vr = self.target[i].tolist()
+            if vl == 0.0 and vr == 0.0:
+                return
+            _arc(pose, vl, vr, dt)
+            sl, sr = self.odom_scale[i].tolist()
+            _arc(self.odom[i], vl * sl, vr * sr, dt)
+        elif self.wheel[i].any() or self.target[i].any():
+            self._drive(i, dt, pose, self.odom[i], self.wheel[i])
+        else:
             return
-        x0, y0 = self.poses[i, 0], self.poses[i, 1]
-        self._drive(i, dt, self.poses[i], self.odom[i], self.wheel[i])
-        self.distance[i] += math.hypot(self.poses[i, 0] - x0, self.poses[i, 1] - y0)
+        self.distance[i] += math.hypot(pose[0] - x0, pose[1] - y0)
 
     def _drive(self, i: int, dt: float, pose: np.ndarray, odom: np.ndarray | None,
                wheel: np.ndarray) -> None:
