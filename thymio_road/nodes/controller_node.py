@@ -23,7 +23,7 @@ import yaml
 from thymio_road import msgs
 from thymio_road import robot_model as rm
 from thymio_road.controller import ControllerParams, RoadController, State, led_colour
-from thymio_road.map import load_map, parse_map
+from thymio_road.map import parse_map
 from thymio_road.navigation import Navigator, parse_mission
 from thymio_road.road_graph import RoadGraph
 

@@ -37,7 +37,7 @@ import numpy as np
 from swarm_comm import prox_comm
 from thymio_road import msgs
 from thymio_road.driver import COMM_RX_LABEL, COMM_RX_SIZE
-from thymio_road.scenario import load_scenario, robot_specs
+from thymio_road.scenario import robot_specs, scenario_of_node
 from thymio_road.sensors import sheet_walls
 
 #: Seed-sequence key of the medium's noise stream (the world uses the scenario seed directly).
@@ -51,9 +51,7 @@ class IrMediumNode:
 
     def __init__(self, node: Any) -> None:
         self.node = node
-        scenario_file = node.declare_parameter('scenario_file', '').value
-        count = node.declare_parameter('robot_count', 0).value
-        seed = node.declare_parameter('seed', -1).value
+        self.scenario = scenario_of_node(node)
         model_name = node.declare_parameter('model', prox_comm.ENKI_DOC.name).value
         self.collisions = bool(node.declare_parameter('collisions', False).value)
         tick = float(node.declare_parameter('tick_period', 0.01).value)
@@ -64,8 +62,6 @@ class IrMediumNode:
             params = prox_comm.model(model_name)
         except ValueError as exc:
             raise ValueError(f'ir_medium: parameter model: {exc}') from None
-        # 0 robots / seed -1 mean "as the scenario file says", as for the world node.
-        self.scenario = load_scenario(scenario_file, robots=count or None, seed=None if seed < 0 else seed)
         road_map = self.scenario.road_map
         walls = sheet_walls(road_map.width, road_map.height) if road_map.walls else None
         self.channel = prox_comm.ProxCommChannel(params, walls)

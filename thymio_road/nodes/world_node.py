@@ -20,7 +20,7 @@ import numpy as np
 
 from thymio_road import msgs
 from thymio_road import robot_model as rm
-from thymio_road.scenario import load_scenario, robot_specs, world_params
+from thymio_road.scenario import robot_specs, scenario_of_node, world_params
 from thymio_road.world import World, WorldParams
 
 MARKER_PERIOD_TICKS = 10
@@ -31,12 +31,7 @@ class WorldNode:
 
     def __init__(self, node: Any) -> None:
         self.node = node
-        scenario_file = node.declare_parameter('scenario_file', '').value
-        count = node.declare_parameter('robot_count', 0).value
-        seed = node.declare_parameter('seed', -1).value
-        # 0 robots / seed -1 mean "as the scenario file says".
-        self.scenario = load_scenario(scenario_file, robots=count or None,
-                                      seed=None if seed < 0 else seed)
+        self.scenario = scenario_of_node(node)
         # Robots that are real Thymios (launch argument `real`) are left to their drivers.
         real = {name for name in str(node.declare_parameter('real_robots', '').value).split(',') if name}
         specs = [spec for spec in robot_specs(self.scenario) if spec.name not in real]
