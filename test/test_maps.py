@@ -17,3 +17,26 @@ def test_thirty_minutes_without_road_loss_and_on_the_chosen_branch(name, kinds):
     counts = score.counts()
     assert {key.split()[0] for key in counts} == kinds
     assert any(key.endswith('exit') for key in counts) and any(key.endswith('continue') for key in counts)
+
+
+def test_delivery_missions_from_the_scenario_are_completed():
+    """Three robots with missions given in the scenario each visit their locations in order."""
+    import json
+
+    from thymio_road import msgs
+    from thymio_road.runtime.node import EmbeddedNode
+    from thymio_road.runtime.run import Graph
+
+    scenario = load_scenario('delivery', duration=700)
+    graph = Graph(scenario)
+    arrivals = {r.name: [] for r in scenario.robots}
+    observer = EmbeddedNode(graph.executor, 'observer')
+    for robot in scenario.robots:
+        observer.create_subscription(msgs.String, f'/{robot.name}/controller/events',
+                                     lambda m, name=robot.name: arrivals[name].append(json.loads(m.data)), 100)
+    graph.run(scenario.duration)
+    for robot in scenario.robots:
+        wanted = [int(m) for m in robot.mission.split(',')]
+        reached = [e['location'] for e in arrivals[robot.name] if e['kind'] == 'arrival' and e['target']]
+        assert reached[:len(wanted)] == wanted, (robot.name, reached)
+    assert graph.world_node.world.contacts.sum() == 0

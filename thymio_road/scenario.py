@@ -64,6 +64,8 @@ class RobotEntry:
     road: str
     s: float
     controller: dict[str, Any]
+    #: Locations to visit in order ("3,1,5"); empty: the report's random decisions.
+    mission: str = ''
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     overrides = f.optional('overrides', dict, {})
     calibration_file = f.optional('calibration', str, '')
     auto_calibrate = f.optional('calibrate', bool, False)
+    missions = f.optional('missions', dict, {})
     f.done()
     if calibration_file:
         # Per-robot parameters measured by `thymio-road calibrate` (report §10); explicit
@@ -213,7 +216,18 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             ControllerParams(**params)
         except ValueError as exc:
             raise ScenarioError(f'{source}: controller parameters of {name}: {exc}') from None
-        entries.append(RobotEntry(name, road_id, start + k * spacing, params))
+        mission = missions.get(name, '')
+        if isinstance(mission, list):
+            mission = ','.join(str(m) for m in mission)
+        if not isinstance(mission, (str, int)) or isinstance(mission, bool):
+            raise ScenarioError(f'{source}: scenario.robots.missions.{name}: must list location numbers, '
+                                f'got {mission!r}')
+        mission = str(mission)
+        numbers = [m.strip() for m in mission.split(',') if m.strip()]
+        if not all(m.isdigit() and 1 <= int(m) <= 7 for m in numbers):
+            raise ScenarioError(f'{source}: scenario.robots.missions.{name}: location numbers are 1..7, '
+                                f'got {mission!r}')
+        entries.append(RobotEntry(name, road_id, start + k * spacing, params, ','.join(numbers)))
     return tuple(entries)
 
 
@@ -275,8 +289,8 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
         # Each robot's random decisions get their own seed, derived from the scenario's.
         controller.setdefault('seed', scenario.seed * 1000 + k)
         params = {**_typed(ControllerParams(**controller)), 'use_sim_time': True,
-                  # the map for the robot's navigation (its road graph)
-                  'map_file': scenario.road_map.source}
+                  # the map for the robot's navigation (its road graph), and its mission
+                  'map_file': scenario.road_map.source, 'mission': entry.mission}
         specs.append(NodeSpec('thymio_controller', 'controller', f'/{entry.name}', params))
     if scenario.ir is not None:
         specs.append(NodeSpec('thymio_ir_medium', 'ir_medium', '/', {
