@@ -59,6 +59,15 @@ def test_led_colour_shows_speed_on_the_road():
     assert led_colour(RoadController(ControllerParams(speed=410))) == (32, 16, 0)
 
 
+def test_led_colour_shows_the_intersection_kind():
+    c = RoadController()
+    c._apply_road_code(7)  # roundabout: actionType 1
+    assert led_colour(c) == (0, 10, 20)
+    c = RoadController()
+    c._apply_road_code(6)  # location: actionType 3
+    assert led_colour(c) == (0, 30, 0)
+
+
 @pytest.mark.parametrize('bad', [{'avoidance': 'v3'}, {'speed_low': 0}, {'grey_ref': 2000}, {'speed': 900}])
 def test_bad_parameters_are_rejected(bad):
     with pytest.raises(ValueError, match=list(bad)[0]):

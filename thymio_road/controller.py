@@ -492,4 +492,6 @@ def led_colour(controller: RoadController) -> tuple[int, int, int]:
         return 0, 0, 0
     if state is State.BACK:
         return 32, 0, 32
-    return 0, 10, 20
+    # At intersections: leds.top(0, 10·actionType, 10·(3 − actionType)) (Appendix A).
+    kind = int(controller.action) if controller.action is not None else 0
+    return 0, min(32, 10 * kind), max(0, 10 * (3 - kind))
