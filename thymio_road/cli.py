@@ -106,7 +106,8 @@ def cmd_run(args: argparse.Namespace) -> int:
           f'with {s["robots_count"]} robots in {s["wall_time_s"]:.1f} s '
           f'({s["real_time_factor"]}x real time)')
     for row in s['robots']:
-        print(f'  {row["robot"]}: {row["distance_m"]:.2f} m ({row["laps"]:.2f} laps), on road '
+        lap_text = f' ({row["laps"]:.2f} laps)' if row['laps'] is not None else ''
+        print(f'  {row["robot"]}: {row["distance_m"]:.2f} m{lap_text}, on road '
               f'{100 * (row["on_road_fraction"] or 0):.1f} %, road losses {row["road_losses"]}, '
               f'state {row["final_state"]}')
     print(f'outputs in {out}/: ' + ', '.join(

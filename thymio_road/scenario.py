@@ -7,7 +7,6 @@ runtime instantiates its specs in one process and the launch files turn the same
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -299,7 +298,10 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
     return specs
 
 
-def laps(scenario: Scenario, distance: float) -> float:
-    """Distance in laps of the robots' road (for summaries)."""
-    length = scenario.road_map.road(scenario.robots[0].road).length
-    return distance / length if length > 0 else math.nan
+def laps(scenario: Scenario, distance: float) -> float | None:
+    """Distance in laps of the robots' road, when robots can only go round it (a closed road on
+    a map without intersections); None on a network, where a lap means nothing."""
+    road = scenario.road_map.road(scenario.robots[0].road)
+    if scenario.road_map.intersections or not road.closed or road.length <= 0:
+        return None
+    return distance / road.length

@@ -150,7 +150,8 @@ def _summary(scenario: Scenario, graph: Graph, wall: float, interrupted: bool,
             continue
         name = row.pop('robot')
         row.pop('static')
-        row['laps'] = round(laps(scenario, row['distance_m']), 3)
+        lap_count = laps(scenario, row['distance_m'])
+        row['laps'] = None if lap_count is None else round(lap_count, 3)
         row['on_road_fraction'] = round(row['time_on_road_s'] / row['time_s'], 4) if row['time_s'] else None
         row['final_state'] = graph.controller(name).core.state.name
         robots.append({'robot': name, **row})
