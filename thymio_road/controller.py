@@ -91,6 +91,12 @@ class ControllerParams:
     crossroad_exit_count: int = 29
     #: BACK lasts 1.2 s: the time the robot on the barcode needs to finish reading it (§6).
     back_count: int = 12
+    #: CONTINUE's left wheel, in % of the speed, per intersection kind: the report's
+    #: (85 + 3·actionType) % (§9) by default; tuned to a map's geometry when needed.
+    bias_branching: int = 85
+    bias_roundabout: int = 88
+    bias_crossroad: int = 91
+    bias_location: int = 94
     location_count: int = 130
     stop_count: int = 20
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
@@ -105,6 +111,9 @@ class ControllerParams:
             raise ValueError(f"trigger_security must be 'report' or 'strict', got {self.trigger_security!r}")
         if not 0 < self.grey_thresh < 1023:
             raise ValueError(f'grey_thresh must be in 1..1022, got {self.grey_thresh}')
+        for name in ('bias_branching', 'bias_roundabout', 'bias_crossroad', 'bias_location'):
+            if not 50 <= getattr(self, name) <= 100:
+                raise ValueError(f'{name} must be in 50..100 %, got {getattr(self, name)}')
         for name in ('crossing', 'exit_count', 'crossroad_exit_count', 'location_count', 'stop_count', 'back_count'):
             if not 1 <= getattr(self, name) <= 1000:
                 raise ValueError(f'{name} must be in 1..1000 counts, got {getattr(self, name)}')
@@ -402,7 +411,7 @@ class RoadController:
             return 0, 0
         self.counter += 1
         assert self.action is not None
-        bias = 85 + 3 * int(self.action)
+        bias = getattr(self.params, f'bias_{self.action.name.lower()}')
         left, right = adiv(bias * self.speed, 100), self.speed
         if self.counter > self.params.crossing:
             self._set_state(State.ACTION)
