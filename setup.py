@@ -45,6 +45,7 @@ setup(
             'thymio_world = thymio_road.nodes.world_node:main',
             'thymio_controller = thymio_road.nodes.controller_node:main',
             'thymio_ir_medium = thymio_road.nodes.ir_medium_node:main',
+            'thymio_traffic_light = thymio_road.nodes.traffic_light_node:main',
             'thymio_driver = thymio_road.nodes.driver_node:main',
         ],
     },

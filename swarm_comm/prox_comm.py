@@ -260,6 +260,32 @@ def _check_inputs(poses: np.ndarray, transmitters: np.ndarray, payloads: np.ndar
     return poses, tx, pay, rx_mask
 
 
+def _check_gains(gains: np.ndarray | None, n: int) -> np.ndarray | None:
+    """Per-robot emitter gains (n,), finite and >= 0; None when all are 1 (nothing to scale)."""
+    if gains is None:
+        return None
+    g = np.asarray(gains, dtype=float).reshape(-1)
+    if len(g) != n:
+        raise ValueError(f'gains has {len(g)} entries for {n} robots')
+    if not np.all(np.isfinite(g)) or (g < 0).any():
+        raise ValueError('gains must be finite and >= 0')
+    return None if (g == 1.0).all() else g
+
+
+def range_with_gain(params: ProxCommParams, gain: float) -> float:
+    """Range (m) of one emitter straight at one receiver when its intensity is scaled by `gain`:
+    the distance where g·w/(d − x0)² equals the threshold's 1/(d_t − x0)², capped at ρ."""
+    if gain <= 0:
+        return 0.0
+    # threshold response r_t = response(1/(d_t − x0)²)  →  d_t from the inverse of the law
+    r_t = params.min_response
+    if r_t <= 0:
+        return params.range_m
+    s = 1.0 / (params.m / r_t - 1.0) / (params.c - params.x0 ** 2)  # Σ w/(d − x0)² at threshold
+    d_cm = params.x0 + math.sqrt(gain / s)
+    return min(d_cm, params.range_cm) / 100.0
+
+
 class ProxCommChannel:
     """One medium step: every transmitting robot's payload to every robot that can hear it."""
 
@@ -358,14 +384,20 @@ class ProxCommChannel:
         return blocked
 
     def step(self, poses: np.ndarray, transmitters: np.ndarray, payloads: np.ndarray,
-             receivers: np.ndarray | None = None, rng: np.random.Generator | None = None) -> Receptions:
+             receivers: np.ndarray | None = None, rng: np.random.Generator | None = None,
+             gains: np.ndarray | None = None) -> Receptions:
         """Who receives what when `transmitters` (robot indices) send `payloads` from `poses` (n×3).
 
         `receivers` is the mask of robots with communication enabled (default: all). A robot
         does not hear itself. `rng` draws the intensity noise when the model has some; it is
-        drawn in row order, so a seeded generator makes the step deterministic.
+        drawn in row order, so a seeded generator makes the step deterministic. `gains` (n,
+        default all 1) scales each robot's emitted intensity (a weak battery): every LED
+        contribution w/(d − x0)² of robot k is multiplied by gains[k]. With the documented
+        threshold this shrinks the range to x0 + √g·(ρ − x0); a gain above 1 cannot reach
+        beyond ρ (criterion 1 still applies).
         """
         poses, tx, pay, rx_mask = _check_inputs(poses, transmitters, payloads, receivers)
+        gain = _check_gains(gains, len(poses))
         rx_idx = np.flatnonzero(rx_mask)
         if len(tx) == 0 or len(rx_idx) == 0:
             return Receptions.empty()
@@ -409,8 +441,10 @@ class ProxCommChannel:
         offsets = np.arange(int(seg_count.sum())) - np.repeat(np.cumsum(seg_count) - seg_count, seg_count)
         seg_idx = np.repeat(seg_start, seg_count) + offsets
         open_ = ~self._blocked(a, b, (pt[pi], pr[pi]), seg_occ, seg_idx, poses)
-        return self._receptions(pt, pr, pp, (pi[open_], ei[open_], si[open_]),
-                                self._contributions(d[open_], cos_e[open_], cos_r[open_]), rng)
+        contrib = self._contributions(d[open_], cos_e[open_], cos_r[open_])
+        if gain is not None:
+            contrib = contrib * gain[pt[pi[open_]]]
+        return self._receptions(pt, pr, pp, (pi[open_], ei[open_], si[open_]), contrib, rng)
 
     def _receptions(self, pt: np.ndarray, pr: np.ndarray, pp: np.ndarray,
                     paths: tuple[np.ndarray, np.ndarray, np.ndarray], contrib: np.ndarray,
@@ -443,10 +477,12 @@ class ProxCommChannel:
 
 
 def naive_step(channel: ProxCommChannel, poses: np.ndarray, transmitters: np.ndarray, payloads: np.ndarray,
-               receivers: np.ndarray | None = None, rng: np.random.Generator | None = None) -> Receptions:
+               receivers: np.ndarray | None = None, rng: np.random.Generator | None = None,
+               gains: np.ndarray | None = None) -> Receptions:
     """The same model without spatial pruning: every transmitter against every robot, every robot
     as a possible occluder (O(n²) per step). The reference for tests and the benchmark."""
     poses, tx, pay, rx_mask = _check_inputs(poses, transmitters, payloads, receivers)
+    gain = _check_gains(gains, len(poses))
     n = len(poses)
     pos, dirs = sensor_frames(poses, channel.sensors)
     order = np.argsort(tx, kind='stable')
@@ -464,7 +500,8 @@ def naive_step(channel: ProxCommChannel, poses: np.ndarray, transmitters: np.nda
         seg_idx = np.repeat(np.arange(len(pi)), n)
         seg_occ = np.tile(np.arange(n), len(pi))
         open_ = ~channel._blocked(a, b, (np.full(len(pi), t), pr[pi]), seg_occ, seg_idx, poses)
-        all_contrib.append(channel._contributions(d[open_], cos_e[open_], cos_r[open_]))
+        contrib = channel._contributions(d[open_], cos_e[open_], cos_r[open_])
+        all_contrib.append(contrib if gain is None else contrib * gain[t])
         all_paths.append(np.column_stack([pi[open_] + base, ei[open_], si[open_]]))
         all_pt.append(np.full(len(pr), t))
         all_pr.append(pr)

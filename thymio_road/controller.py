@@ -97,8 +97,20 @@ class ControllerParams:
     bias_roundabout: int = 88
     bias_crossroad: int = 91
     bias_location: int = 94
+    #: Leaving the crossroad's circle after a left turn (our addition, docs/intersections.md):
+    #: a robot that has followed the 10.8 cm circle heads about 42° inside its tangent, because
+    #: its sensors lead its wheels by 7.2 cm, so its last two crossings turn left more.
+    bias_crossroad_left: int = 91
     location_count: int = 130
     stop_count: int = 20
+    #: Traffic lights (docs/traffic.md): act on the codes received by IR (Appendix A's allStop /
+    #: allStart). `light_timeout`: counts stopped by a light without hearing it before driving on
+    #: anyway (0: wait for the go, as the report's robots did). `light_siding_count`: counts of
+    #: driving after the stop in a location during which the robot still obeys the location's
+    #: light as a robot leaving the siding (about 36 cm at the lowest speed: up to the merge).
+    obey_lights: bool = True
+    light_timeout: int = 0
+    light_siding_count: int = 75
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
     seed: int = 0
 
@@ -111,10 +123,13 @@ class ControllerParams:
             raise ValueError(f"trigger_security must be 'report' or 'strict', got {self.trigger_security!r}")
         if not 0 < self.grey_thresh < 1023:
             raise ValueError(f'grey_thresh must be in 1..1022, got {self.grey_thresh}')
-        for name in ('bias_branching', 'bias_roundabout', 'bias_crossroad', 'bias_location'):
+        for name in ('bias_branching', 'bias_roundabout', 'bias_crossroad', 'bias_crossroad_left', 'bias_location'):
             if not 50 <= getattr(self, name) <= 100:
                 raise ValueError(f'{name} must be in 50..100 %, got {getattr(self, name)}')
-        for name in ('crossing', 'exit_count', 'crossroad_exit_count', 'location_count', 'stop_count', 'back_count'):
+        if not 0 <= self.light_timeout <= 100000:
+            raise ValueError(f'light_timeout must be in 0..100000 counts, got {self.light_timeout}')
+        for name in ('crossing', 'exit_count', 'crossroad_exit_count', 'location_count', 'stop_count', 'back_count',
+                     'light_siding_count'):
             if not 1 <= getattr(self, name) <= 1000:
                 raise ValueError(f'{name} must be in 1..1000 counts, got {getattr(self, name)}')
         if not 0.8 <= self.wheel_balance <= 1.25:
@@ -181,6 +196,20 @@ class RoadController:
         self.choose_direction: Callable[[], str] = lambda: self.rng.choice(('right', 'straight', 'left'))
         self.direction = ''
         self.turned_left = False
+        # Traffic lights (Appendix A: allStop / allStart, incrementCounter); see on_comm.
+        self.stopped_by_light = False
+        self.light_old_state = self.state
+        #: Appendix A's incrementCounter: 0 freezes the stop in a location while the light says so.
+        self.increment_counter = 1
+        #: Integer ids (traffic.node_ids) of the node the robot is in or last passed, and of the
+        #: one before it (the node it came from); set by the node from the navigator.
+        self.current_node: int | None = None
+        self.previous_node: int | None = None
+        #: 'siding' from the exit into a location's siding until it has driven out of it.
+        self.light_lane: str | None = None
+        self.light_lane_count = 0
+        self._light_stopped_lane: tuple[str, int | None] | None = None
+        self._light_quiet = 0
 
     # --- interface ------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -189,6 +218,8 @@ class RoadController:
         The order is Appendix A's: line following with the current state's gain, then the
         trigger test, then the READ counting (which therefore counts the trigger event as 1).
         """
+        if self._light_tick():
+            return 0, 0
         if self.state is State.STOP:
             if self.delivering:
                 self._deliver()
@@ -227,6 +258,8 @@ class RoadController:
 
     def start(self) -> None:
         """The forward button: drive on the road again."""
+        self.stopped_by_light = False
+        self._light_stopped_lane = None
         self._set_state(State.ROAD)
 
     def drain_events(self) -> list[Event]:
@@ -329,6 +362,7 @@ class RoadController:
         self.saved_speed = p.speed_low if action in (Action.CROSSROAD, Action.LOCATION) else self.speed
         self.speed = p.speed_low
         self.action = action
+        self.light_lane = None  # a new node: the previous location's light no longer speaks to it
         if action is Action.LOCATION:
             self.location = None  # until this location's barcode is read
         self.counter_continue = 0
@@ -384,6 +418,7 @@ class RoadController:
         if choice == 'exit':
             if self.action is Action.LOCATION:
                 self.read_location = False
+                self.light_lane, self.light_lane_count = 'siding', 0
             self._set_state(State.EXIT)
         else:
             self.counter_continue += 1
@@ -412,6 +447,8 @@ class RoadController:
         self.counter += 1
         assert self.action is not None
         bias = getattr(self.params, f'bias_{self.action.name.lower()}')
+        if self.action is Action.CROSSROAD and self.turned_left:
+            bias = self.params.bias_crossroad_left
         left, right = adiv(bias * self.speed, 100), self.speed
         if self.counter > self.params.crossing:
             self._set_state(State.ACTION)
@@ -443,13 +480,93 @@ class RoadController:
             self._leave_intersection()
 
     def _deliver(self) -> None:
-        """The 2 s stop in a location, then the road at the lowest speed ("like in a village")."""
-        self.counter += 1
+        """The 2 s stop in a location, then the road at the lowest speed ("like in a village").
+        The count stands still while the location's light holds the siding (incrementCounter)."""
+        self.counter += self.increment_counter
         if self.counter > self.params.location_count + self.params.stop_count:
             self.delivering = False
             self.read_location = False
             self.saved_speed = self.params.speed_low
             self._leave_intersection()
+
+    # --- traffic lights (Appendix A: allStop / allStart; docs/traffic.md) ---------------------------
+    def on_comm(self, code: int) -> None:
+        """A value received by IR (prox.comm.rx). Light codes (traffic.decode) act on the lane the
+        robot is in: at a crossroad, before it has started crossing, node+20 / node+40 addressed
+        to the node it came from stop / start it; at a location, a robot that continued past the
+        siding entry stops on node+20 and goes on node+40 and a robot leaving the siding does the
+        opposite (its stop timer frozen while held); node+60 holds both. A robot is never stopped
+        while it crosses (CONTINUE)."""
+        if not self.params.obey_lights:
+            return
+        from thymio_road.traffic import decode
+        decoded = decode(code)
+        if decoded is None:
+            return
+        command, node = decoded
+        lane = self._light_stopped_lane if self.stopped_by_light else self.light_context()
+        if lane is None:
+            return
+        kind, address = lane
+        if address is None and kind == 'crossroad':
+            return  # the node it came from is unknown: it cannot know whether it is addressed
+        if address is not None and node != address:
+            return
+        self._light_quiet = 0
+        stop = command != 'go' if kind != 'siding' else command != 'stop'
+        if stop:
+            self._light_stop(code, lane)
+        else:
+            self._light_go(code, lane)
+
+    def light_context(self) -> tuple[str, int | None] | None:
+        """The lane a light may command now, with the node id that addresses it, or None."""
+        if self.action is Action.CROSSROAD and self.state is State.ACTION and self.counter_continue == 0:
+            return 'crossroad', self.previous_node
+        if self.action is Action.LOCATION and self.state is State.ACTION and self.counter_continue == 1:
+            return 'road', self.current_node
+        if self.light_lane == 'siding' and (self.delivering or self.state in (State.EXIT, State.ROAD)):
+            return 'siding', self.current_node
+        return None
+
+    def _light_stop(self, code: int, lane: tuple[str, int | None]) -> None:
+        if self.delivering:
+            if self.increment_counter:
+                self.increment_counter = 0
+                self.events.append(Event('light', {'code': code, 'command': 'hold', 'lane': lane[0]}))
+            return
+        if self.stopped_by_light:
+            return
+        self.stopped_by_light = True
+        self._light_stopped_lane = lane
+        self.light_old_state = self.state
+        self.events.append(Event('light', {'code': code, 'command': 'stop', 'lane': lane[0],
+                                           'from': self.state.name}))
+        self._set_state(State.STOP)
+
+    def _light_go(self, code: int | None, lane: tuple[str, int | None] | None) -> None:
+        command = 'go' if code is not None else 'timeout'
+        if not self.increment_counter:
+            self.increment_counter = 1
+            self.events.append(Event('light', {'code': code, 'command': command, 'lane': lane[0] if lane else None}))
+        if self.stopped_by_light:
+            self.stopped_by_light = False
+            self._light_stopped_lane = None
+            self.events.append(Event('light', {'code': code, 'command': command, 'lane': lane[0] if lane else None,
+                                               'to': self.light_old_state.name}))
+            self._set_state(self.light_old_state)
+
+    def _light_tick(self) -> bool:
+        """Each event: the timeout (when set), the end of the siding lane; True while held by a light."""
+        if self.stopped_by_light or not self.increment_counter:
+            self._light_quiet += 1
+            if self.params.light_timeout and self._light_quiet > self.params.light_timeout:
+                self._light_go(None, self._light_stopped_lane or ('siding', self.current_node))
+        if self.light_lane == 'siding' and self.state is State.ROAD and not self.stopped_by_light:
+            self.light_lane_count += 1
+            if self.light_lane_count > self.params.light_siding_count:
+                self.light_lane = None
+        return self.stopped_by_light
 
     def _gain(self) -> int:
         p = self.params

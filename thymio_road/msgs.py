@@ -41,6 +41,7 @@ TYPES = {
     'Vector3': 'geometry_msgs/msg/Vector3',
     'TransformStamped': 'geometry_msgs/msg/TransformStamped',
     'Range': 'sensor_msgs/msg/Range',
+    'BatteryState': 'sensor_msgs/msg/BatteryState',
     'Odometry': 'nav_msgs/msg/Odometry',
     'OccupancyGrid': 'nav_msgs/msg/OccupancyGrid',
     'Marker': 'visualization_msgs/msg/Marker',
@@ -151,6 +152,7 @@ Quaternion = _CLASSES['Quaternion']
 Vector3 = _CLASSES['Vector3']
 TransformStamped = _CLASSES['TransformStamped']
 Range = _CLASSES['Range']
+BatteryState = _CLASSES['BatteryState']
 Odometry = _CLASSES['Odometry']
 OccupancyGrid = _CLASSES['OccupancyGrid']
 Marker = _CLASSES['Marker']

@@ -79,6 +79,18 @@ class Scenario:
     controller: dict[str, Any] = field(default_factory=dict)
     #: IR medium settings (`ir:` key: model, collisions); None: no ir_medium node.
     ir: dict[str, Any] | None = None
+    #: Traffic-light Thymios (`lights:` key): static bodies in the world, one traffic_light node each.
+    lights: tuple['LightEntry', ...] = ()
+
+
+@dataclass(frozen=True)
+class LightEntry:
+    """A traffic light of the scenario: its place on the map, its timing and its battery."""
+
+    name: str
+    place: Any  # traffic.LightPlace
+    timing: Any  # traffic.Timing
+    battery: Any  # traffic.Battery
 
 
 @lru_cache(maxsize=8)
@@ -101,6 +113,7 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     defaults = top.optional('controller', dict, {})
     robots_data = top.require('robots', dict)
     ir_data = top.optional('ir', dict, None)
+    lights_data = top.optional('lights', dict, None)
     top.done()
 
     map_path = path.parent / map_ref
@@ -118,7 +131,94 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     seed = file_seed if seed is None else int(seed)
     entries = _robots(robots_data, source, road_map, defaults, robots, seed, world)
     ir = None if ir_data is None else _ir(ir_data, source)
-    return Scenario(name, path.resolve(), road_map, float(duration), seed, world, entries, defaults, ir)
+    lights = () if lights_data is None else _lights(lights_data, source, road_map)
+    if lights and ir is None:
+        raise ScenarioError(f"{source}: scenario.lights: traffic lights talk by IR: the scenario needs the "
+                            "IR medium too (add 'ir: {}')")
+    names = {e.name for e in entries}
+    for light in lights:
+        if light.name in names:
+            raise ScenarioError(f"{source}: scenario.lights: light '{light.name}' has a robot's name")
+    return Scenario(name, path.resolve(), road_map, float(duration), seed, world, entries, defaults, ir, lights)
+
+
+_LIGHT_KEYS = {'green': float, 'clearance': float, 'offset': float, 'battery': dict}
+
+
+def _light_settings(data: dict, source: str, where: str, base: dict) -> dict:
+    """Timing and battery fields of `lights:` (or of one of its overrides) on top of `base`."""
+    from thymio_road.traffic import Battery, Timing
+    f = Fields(data, source, where, ScenarioError)
+    out = dict(base)
+    for key, kind in _LIGHT_KEYS.items():
+        value = f.optional(key, kind, None)
+        if value is None:
+            continue
+        if key == 'battery':
+            b = Fields(value, source, f'{where}.battery', ScenarioError)
+            battery = dict(out.get('battery', {}))
+            for bkey, bkind in (('decay', bool), ('half_life', float), ('initial', float)):
+                bvalue = b.optional(bkey, bkind, None)
+                if bvalue is not None:
+                    battery[bkey] = bvalue
+            b.done()
+            try:
+                Battery(**battery)
+            except ValueError as exc:
+                b.fail(None, str(exc))
+            out['battery'] = battery
+        else:
+            out[key] = value
+    f.done()
+    try:
+        Timing(**{k: v for k, v in out.items() if k != 'battery'})
+    except ValueError as exc:
+        f.fail(None, str(exc))
+    return out
+
+
+def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...]:
+    """The `lights:` key: which of the map's light places get a light (`at`: 'all' or intersection
+    ids), their timing (`green`, `clearance`, `offset`, s), `battery` ({decay, half_life,
+    initial}) and per-light `overrides` of those."""
+    from thymio_road.road_graph import RoadGraph
+    from thymio_road.traffic import Battery, Timing, light_places
+    where = 'scenario.lights'
+    common = {k: v for k, v in data.items() if k in _LIGHT_KEYS}
+    f = Fields({k: v for k, v in data.items() if k not in _LIGHT_KEYS}, source, where, ScenarioError)
+    at = f.optional('at', object, 'all')
+    overrides = f.optional('overrides', dict, {})
+    f.seen.update(_LIGHT_KEYS)
+    f.done()
+    base = _light_settings(common, source, where, {})
+    places = light_places(RoadGraph.build(road_map)) if road_map.intersections else []
+    known = sorted({p.intersection for p in places})
+    if at == 'all':
+        chosen = places
+    elif isinstance(at, list) and all(isinstance(a, str) for a in at):
+        missing = [a for a in at if a not in known]
+        if missing:
+            f.fail('at', f"no light place at '{missing[0]}' in {road_map.source} (places at: "
+                         f"{', '.join(known) or 'none: give a location light: true'})")
+        chosen = [p for p in places if p.intersection in at]
+    else:
+        f.fail('at', f"must be 'all' or a list of intersection ids, got {at!r}")
+    if not chosen:
+        f.fail('at', f'the map {road_map.source} has no light places (a location gets one with light: true)')
+    names = {p.name for p in chosen}
+    for name in overrides:
+        if name not in names:
+            f.fail('overrides', f"no light '{name}' (lights: {', '.join(sorted(names))})")
+    entries = []
+    for place in chosen:
+        settings = base
+        if place.name in overrides:
+            if not isinstance(overrides[place.name], dict):
+                f.fail(f'overrides.{place.name}', f'must be a mapping, got {overrides[place.name]!r}')
+            settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', base)
+        timing = Timing(**{k: v for k, v in settings.items() if k != 'battery'})
+        entries.append(LightEntry(place.name, place, timing, Battery(**settings.get('battery', {}))))
+    return tuple(entries)
 
 
 def _ir(data: dict, source: str) -> dict[str, Any]:
@@ -245,6 +345,10 @@ def robot_specs(scenario: Scenario) -> list[RobotSpec]:
     for entry in scenario.robots:
         x, y, th = start_pose_on_road(scenario.road_map, entry.road, entry.s)
         specs.append(RobotSpec(entry.name, x, y, th))
+    # Traffic lights are Thymios too: bodies the others see and touch, that never move.
+    for light in scenario.lights:
+        x, y, th = light.place.pose
+        specs.append(RobotSpec(light.name, x, y, th, static=True))
     return specs
 
 
@@ -295,6 +399,14 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
         specs.append(NodeSpec('thymio_ir_medium', 'ir_medium', '/', {
             'scenario_file': str(scenario.source), 'robot_count': len(scenario.robots),
             'seed': scenario.seed, **scenario.ir, 'use_sim_time': True}))
+    for light in scenario.lights:
+        specs.append(NodeSpec('thymio_traffic_light', 'traffic_light', f'/{light.name}', {
+            'scenario_file': str(scenario.source), 'robot_count': len(scenario.robots),
+            'seed': scenario.seed, 'light': light.name,
+            'green': float(light.timing.green), 'clearance': float(light.timing.clearance),
+            'offset': float(light.timing.offset), 'battery_decay': bool(light.battery.decay),
+            'battery_half_life': float(light.battery.half_life),
+            'battery_initial': float(light.battery.initial), 'use_sim_time': True}))
     return specs
 
 

@@ -11,6 +11,11 @@ decides at the marks once the map is known (parameter ``map_file``, else the lat
 ``/world/map_description``); parameters ``mission`` ('3,1,5', '' = random driving) and
 ``start_node`` ('' = unknown); topic ``mission`` (std_msgs/String, '3,1,5') sets a new mission.
 Its events ('node', 'arrival') go to ``controller/events`` like the controller's.
+
+Traffic lights (docs/traffic.md): with ``obey_lights`` (default) the node enables the IR
+(``comm/enable``, repeated every second) and gives each ``comm/rx`` value to the controller
+(:meth:`~thymio_road.controller.RoadController.on_comm`), with the integer ids of the node the
+navigator says the robot is in and of the node it came from (:func:`thymio_road.traffic.node_ids`).
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ from thymio_road.controller import ControllerParams, RoadController, State, led_
 from thymio_road.map import parse_map
 from thymio_road.navigation import Navigator, parse_mission
 from thymio_road.road_graph import RoadGraph
+from thymio_road.traffic import node_ids
 
 #: Parameters a scenario may set for a controller (with ControllerParams' defaults).
 PARAMETERS = ControllerParams()
@@ -52,6 +58,13 @@ class ControllerNode:
         node.create_subscription(msgs.Int16MultiArray, 'prox/ground/delta', self._on_ground, msgs.SENSOR)
         node.create_service(msgs.Trigger, 'button/forward', self._on_forward)
         node.create_service(msgs.Trigger, 'button/center', self._on_center)
+        self.enable_pub = None
+        self._steps = 0
+        self._ids: dict[str, int] = {}
+        self._previous: str | None = None
+        if params.obey_lights:
+            self.enable_pub = node.create_publisher(msgs.Bool, 'comm/enable', msgs.DEFAULT)
+            node.create_subscription(msgs.Int16MultiArray, 'comm/rx', self._on_rx, msgs.qos(100))
         self._led: tuple[int, int, int] | None = None
         self._publish_state()
         self.navigator: Navigator | None = None
@@ -77,6 +90,7 @@ class ControllerNode:
             self.node.get_logger().error(f'navigation: {exc}; driving at random from an unknown node')
             self.navigator = Navigator(graph)
         self.navigator.attach(self.core)
+        self._ids = node_ids(graph.road_map)
 
     def _on_map(self, msg: Any) -> None:
         try:
@@ -100,7 +114,20 @@ class ControllerNode:
     def _on_horizontal(self, msg: Any) -> None:
         self.prox = msg.data
 
+    def _on_rx(self, msg: Any) -> None:
+        """A received IR value (rx, payloads[7], intensities[7]): the controller acts on light codes."""
+        if len(msg.data) == 0:
+            return
+        stopped = self.core.stopped_by_light
+        self.core.on_comm(int(msg.data[0]))
+        if self.core.stopped_by_light and not stopped:
+            self.cmd_pub.publish(msgs.Twist())  # allStop sets the motors to 0 at once
+        self._flush()
+
     def _on_ground(self, msg: Any) -> None:
+        if self.enable_pub is not None and self._steps % 10 == 0:
+            self.enable_pub.publish(msgs.Bool(data=True))
+        self._steps += 1
         left, right = self.core.step(msg.data, self.prox)
         v, w = rm.units_to_twist(left, right)
         cmd = msgs.Twist()
@@ -126,7 +153,12 @@ class ControllerNode:
         stamp = self.node.get_clock().now().nanoseconds / 1e9
         events = self.core.drain_events()
         if self.navigator is not None:
+            before = self.navigator.node
             events += self.navigator.on_events(events)
+            if any(e.kind == 'intersection' for e in events):
+                self._previous = before  # the node it came from (Appendix A: oldNode)
+            self.core.current_node = self._ids.get(self.navigator.node) if self.navigator.node else None
+            self.core.previous_node = self._ids.get(self._previous) if self._previous else None
         for event in events:
             self.event_pub.publish(msgs.String(data=json.dumps(
                 {**event.data, 't': round(stamp, 3), 'kind': event.kind}, sort_keys=True)))

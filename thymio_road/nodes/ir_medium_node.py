@@ -19,6 +19,11 @@ senders reach one receiver in the same tick, the receiver gets one message per s
 scenario order. With ``collisions: true`` such simultaneous pulses destroy each other instead,
 as on the real robot. Enki does not model that collision, and it is off by default.
 
+A robot's ``battery_state`` (sensor_msgs/BatteryState), when someone publishes it (the traffic
+lights do), scales its emitted IR intensity: the channel's per-emitter gain is the battery's
+``percentage`` (0..1; a NaN or missing value counts as a full battery). See docs/traffic.md for
+the law and what it does to the range.
+
 Robots named in the ``real_robots`` parameter (set by the launch files for real Thymios) are left
 out: their IR is real.
 
@@ -80,6 +85,7 @@ class IrMediumNode:
         self.due = np.zeros(n, dtype=bool)
         self.enabled = np.zeros(n, dtype=bool)
         self.tx = np.zeros(n, dtype=np.int64)
+        self.gains = np.ones(n)
         self._warned: set[int] = set()
         self.sent = 0
         self.received = 0
@@ -92,6 +98,8 @@ class IrMediumNode:
             node.create_subscription(msgs.Bool, f'/{name}/comm/enable', partial(self._on_enable, i), msgs.DEFAULT)
             node.create_subscription(msgs.Odometry, f'/{name}/ground_truth', partial(self._on_truth, i),
                                      msgs.SENSOR)
+            node.create_subscription(msgs.BatteryState, f'/{name}/battery_state', partial(self._on_battery, i),
+                                     msgs.DEFAULT)
         self.links_pub = node.create_publisher(msgs.MarkerArray, '/world/ir_links', msgs.DEFAULT)
         self._layout = msgs.Int16MultiArray().layout
         self._layout.dim = [msgs.MultiArrayDimension(label=COMM_RX_LABEL, size=COMM_RX_SIZE, stride=COMM_RX_SIZE)]
@@ -112,6 +120,10 @@ class IrMediumNode:
                     f'sending {clipped} (warned once per robot)')
             value = clipped
         self.tx[i] = value
+
+    def _on_battery(self, i: int, msg: Any) -> None:
+        p = float(msg.percentage)
+        self.gains[i] = min(max(p, 0.0), 1.0) if math.isfinite(p) else 1.0
 
     def _on_enable(self, i: int, msg: Any) -> None:
         self.enabled[i] = bool(msg.data)
@@ -140,7 +152,7 @@ class IrMediumNode:
         local = np.full(len(self.names), -1)
         local[present] = np.arange(len(present))
         rec = self.channel.step(self.poses[present], local[senders], self.tx[senders],
-                                receivers=self.enabled[present], rng=self.rng)
+                                receivers=self.enabled[present], rng=self.rng, gains=self.gains[present])
         self.sent += len(senders)
         keep = np.ones(len(rec), dtype=bool)
         if self.collisions and len(rec):

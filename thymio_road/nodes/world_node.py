@@ -184,11 +184,13 @@ class WorldNode:
         for i, name in enumerate(self.names):
             x, y, th = self.world.poses[i]
             r, g, b = self.led[name]
-            body = msgs.Marker(header=msgs.Header(stamp=stamp, frame_id='map'), ns='robots', id=i,
-                               type=3, action=0)  # CYLINDER, ADD
-            body.pose.position = msgs.Point(x=float(x), y=float(y), z=0.025)
+            static = self.world.specs[i].static
+            # Traffic lights (static Thymios) in their own namespace, a little taller.
+            body = msgs.Marker(header=msgs.Header(stamp=stamp, frame_id='map'), ns='lights' if static else 'robots',
+                               id=i, type=3, action=0)  # CYLINDER, ADD
+            body.pose.position = msgs.Point(x=float(x), y=float(y), z=0.035 if static else 0.025)
             body.pose.orientation = msgs.quaternion_from_yaw(float(th))
-            body.scale = msgs.Vector3(x=0.11, y=0.11, z=0.05)
+            body.scale = msgs.Vector3(x=0.11, y=0.11, z=0.07 if static else 0.05)
             body.color = msgs.ColorRGBA(r=float(r), g=float(g), b=float(b), a=1.0) if (r or g or b) \
                 else msgs.ColorRGBA(r=0.9, g=0.9, b=0.9, a=1.0)
             markers.append(body)

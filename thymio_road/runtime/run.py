@@ -18,6 +18,7 @@ import numpy as np
 
 from thymio_road.nodes.controller_node import ControllerNode
 from thymio_road.nodes.ir_medium_node import IrMediumNode
+from thymio_road.nodes.traffic_light_node import TrafficLightNode
 from thymio_road.nodes.world_node import WorldNode
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
@@ -28,6 +29,7 @@ NODE_CLASSES: dict[str, Callable[[Any], Any]] = {
     'thymio_world': WorldNode,
     'thymio_controller': ControllerNode,
     'thymio_ir_medium': IrMediumNode,
+    'thymio_traffic_light': TrafficLightNode,
 }
 SAMPLE_PERIOD = 0.1
 
@@ -109,11 +111,16 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
     interrupted = False
     wall = 0.0
     graph = None
+    probe = None
     try:
         with _sigterm_as_interrupt():
             try:
                 graph = Graph(scenario, recorder)
                 log = TrajectoryLog(graph)
+                if len(scenario.robots) > 1 and scenario.road_map.intersections:
+                    # Traffic measures (docs/traffic.md): throughput, contacts, merge conflicts.
+                    from thymio_road.traffic_measures import TrafficProbe
+                    probe = TrafficProbe(graph)
                 bar = _progress(scenario.duration, progress)
                 wall0 = time.perf_counter()
                 try:
@@ -131,6 +138,8 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
     if graph is None:
         raise KeyboardInterrupt
     summary = _summary(scenario, graph, wall, interrupted, recorder)
+    if probe is not None:
+        summary['traffic'] = probe.summary()
     (out / 'summary.json').write_text(json.dumps(summary, indent=2) + '\n')
     if picture:
         from thymio_road.figures import plot_trajectories

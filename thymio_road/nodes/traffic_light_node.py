@@ -1,0 +1,111 @@
+"""Traffic-light node: one static Thymio at a location exit or a crossroad (docs/traffic.md).
+
+Runs the pure :class:`~thymio_road.traffic.TrafficLight` on a 0.1 s timer in its namespace
+(``/light_<intersection>``, as the scenario names it):
+
+- ``comm/tx`` (std_msgs/Int16): one code per period, Appendix A's node+20 (stop) / node+40 (go)
+  and node+60 (all stop, the clearance at a location); a light that addresses several lanes
+  cycles through their codes;
+- ``comm/enable`` (std_msgs/Bool): True, repeated every second (the medium may start later);
+- ``led/body/top`` (std_msgs/ColorRGBA): phase 0 green, phase 1 blue, clearance red — the world
+  shows it on the light's marker;
+- ``battery_state`` (sensor_msgs/BatteryState), every second: ``percentage`` is the charge
+  fraction, which is also the IR intensity the ir_medium gives this emitter;
+- ``traffic_light/phase`` (std_msgs/String, latched): JSON ``{"t", "light", "phase", "open",
+  "codes"}`` on every phase change, so the bag alone tells which lane was open when.
+
+Parameters: ``scenario_file`` (its map gives the light's place and lanes), ``light`` (the
+name), ``green``, ``clearance``, ``offset`` (s), ``battery_decay``, ``battery_half_life`` (s),
+``battery_initial``.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from thymio_road import msgs
+from thymio_road.scenario import scenario_of_node
+from thymio_road.traffic import Battery, Timing, TrafficLight, phase_names
+
+PERIOD = 0.1
+#: Battery state and comm enable are republished every this many periods.
+SLOW_EVERY = 10
+
+
+class TrafficLightNode:
+    def __init__(self, node: Any) -> None:
+        self.node = node
+        scenario = scenario_of_node(node)
+        name = node.declare_parameter('light', '').value
+        entry = next((e for e in scenario.lights if e.name == name), None)
+        if entry is None:
+            known = ', '.join(e.name for e in scenario.lights) or 'none'
+            raise ValueError(f"traffic_light: parameter light: no light '{name}' in {scenario.source} "
+                             f'(lights: {known})')
+        try:
+            timing = Timing(green=float(node.declare_parameter('green', entry.timing.green).value),
+                            clearance=float(node.declare_parameter('clearance', entry.timing.clearance).value),
+                            offset=float(node.declare_parameter('offset', entry.timing.offset).value))
+            battery = Battery(decay=bool(node.declare_parameter('battery_decay', entry.battery.decay).value),
+                              half_life=float(node.declare_parameter('battery_half_life',
+                                                                     entry.battery.half_life).value),
+                              initial=float(node.declare_parameter('battery_initial', entry.battery.initial).value))
+        except ValueError as exc:
+            raise ValueError(f'{node.get_namespace()}/{node.get_name()}: bad parameter: {exc}') from None
+        self.name = name
+        self.core = TrafficLight(entry.place, timing)
+        self.battery = battery
+        self.names = phase_names(entry.place)
+        self.tx_pub = node.create_publisher(msgs.Int16, 'comm/tx', msgs.DEFAULT)
+        self.enable_pub = node.create_publisher(msgs.Bool, 'comm/enable', msgs.DEFAULT)
+        self.led_pub = node.create_publisher(msgs.ColorRGBA, 'led/body/top', msgs.DEFAULT)
+        self.battery_pub = node.create_publisher(msgs.BatteryState, 'battery_state', msgs.DEFAULT)
+        self.phase_pub = node.create_publisher(msgs.String, 'traffic_light/phase', msgs.LATCHED)
+        self.period = 0
+        self._phase: object = ()
+        self._led: tuple[int, int, int] | None = None
+        node.create_timer(PERIOD, self._on_timer)
+
+    def _now(self) -> float:
+        return self.node.get_clock().now().nanoseconds / 1e9
+
+    def _on_timer(self) -> None:
+        t = self._now()
+        if self.period % SLOW_EVERY == 0:
+            self.enable_pub.publish(msgs.Bool(data=True))
+            self._publish_battery(t)
+        self.tx_pub.publish(msgs.Int16(data=int(self.core.code(t, self.period))))
+        self.period += 1
+        phase = self.core.phase(t)
+        if phase != self._phase:
+            self._phase = phase
+            self.phase_pub.publish(msgs.String(data=json.dumps({
+                't': round(t, 3), 'light': self.name, 'phase': phase,
+                'open': None if phase is None else self.names[phase], 'codes': self.core.codes(t)},
+                sort_keys=True)))
+        led = self.core.led(t)
+        if led != self._led:
+            self._led = led
+            r, g, b = (c / 32.0 for c in led)
+            self.led_pub.publish(msgs.ColorRGBA(r=r, g=g, b=b, a=1.0))
+
+    def _publish_battery(self, t: float) -> None:
+        msg = msgs.BatteryState()
+        msg.header = msgs.Header(stamp=msgs.stamp(t), frame_id=f'{self.name}/base_link')
+        msg.voltage = float(self.battery.voltage(t))
+        msg.percentage = float(self.battery.charge(t))
+        msg.present = True
+        msg.power_supply_status = 2 if self.battery.decay else 4  # DISCHARGING, or FULL
+        msg.power_supply_technology = 2  # LION
+        msg.capacity = float('nan')
+        msg.design_capacity = float('nan')
+        msg.charge = float('nan')
+        msg.current = float('nan')
+        msg.temperature = float('nan')
+        self.battery_pub.publish(msg)
+
+
+def main(args: list[str] | None = None) -> None:
+    """ROS 2 entry point (``ros2 run thymio_road thymio_traffic_light``)."""
+    from thymio_road.nodes.ros_main import spin
+    spin('traffic_light', TrafficLightNode, args)

@@ -1,0 +1,283 @@
+"""Traffic-light Thymios (report §7.2, §7.4, §9; Appendix A), free of ROS.
+
+A traffic light is a static Thymio that sends one integer every 0.1 s by proximity
+communication (``prox.comm.tx``). Appendix A's robots act on two codes:
+
+- ``node + 20`` (:data:`STOP`) and ``node + 40`` (:data:`GO`), where ``node`` is an integer node
+  id below 20, so that the two ranges never overlap;
+- at a **crossroad** the node is the one the robot *came from* (``oldNode``): a light addresses an
+  arm's in-lane by the node its robots arrive from. ``oldNode+20`` stops a robot that has not yet
+  started crossing (``counterContinue == 0 and countExit == 0``), ``oldNode+40`` lets it go;
+- at a **location** the node is the location itself (``currentNode``) and one code speaks to both
+  lanes, oppositely: robots that continued past the siding entry (``counterContinue == 1``, the
+  *road* lane) stop on ``node+20`` and go on ``node+40``; robots leaving the siding
+  (``counterContinue == 0``, the *siding* lane) go on ``node+20`` and stop on ``node+40``, with
+  their stop timer frozen while stopped (``incrementCounter = 0``).
+
+One addition (docs/traffic.md): ``node + 60`` (:data:`ALL_STOP`) stops both lanes of a location,
+for the all-red clearance between two phases, which the report's two codes cannot express (at a
+crossroad the clearance simply sends ``+20`` to every lane). Appendix A reserved ``+60`` for a
+map-exchange protocol that is commented out, so no robot gives it another meaning.
+
+Node ids (:func:`node_ids`): the position of the intersection in the parsed map's
+``intersections`` — roundabouts and crossroads first, in file order, then locations and
+branchings, in file order. They are stable as long as the map file keeps its order. A map whose
+lights would need an id above 19, or whose crossroad arms cannot be told apart by the node their
+robots come from, is refused when it is parsed (:func:`check_lights`, called by
+``road_graph.check_graph``), naming the intersection.
+
+The battery (:class:`Battery`): the report saw the lights' range shrink as their batteries ran
+down (§9) but gives no figures. The law here is a chosen one: the IR intensity follows the charge,
+which halves every ``half_life`` seconds (600 s by default), so that with the documented channel
+the range x0 + √g·(ρ − x0) falls from 23 cm to 16.3 cm after 10 minutes and to 8.1 cm after 30.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+#: Offsets of the codes (Appendix A: stop, go) and the all-red addition.
+STOP = 20
+GO = 40
+ALL_STOP = 60
+#: Node ids must stay below 20 so that node+20, node+40 and node+60 never overlap.
+MAX_NODE_ID = 19
+#: Codes a light may send: 20..79.
+CODE_MIN, CODE_MAX = STOP, ALL_STOP + MAX_NODE_ID
+#: A light's body must keep this far (m) from any road's centre line: a Thymio's half width
+#: (5.5 cm), the road's half width and a robot following it (its centre is 1.3 cm right of the
+#: road's centre) leave 11.5 cm.
+LIGHT_ROAD_CLEARANCE = 0.115
+#: Top LED colours (Aseba 0..32): phase 0 green, phase 1 blue, clearance red.
+PHASE_COLOURS = ((0, 32, 0), (0, 0, 32))
+CLEARANCE_COLOUR = (32, 0, 0)
+#: Battery voltage of a Thymio's Li-ion cell, full and empty (V), for BatteryState.
+VOLTAGE_FULL, VOLTAGE_EMPTY = 4.2, 3.3
+
+
+def decode(code: int) -> tuple[str, int] | None:
+    """A received value → ('stop' | 'go' | 'all_stop', node id), or None when it is no light code."""
+    code = int(code)
+    if not CODE_MIN <= code <= CODE_MAX:
+        return None
+    base = (code - STOP) // 20
+    return ('stop', 'go', 'all_stop')[base], code - STOP - 20 * base
+
+
+# --- lights of a map ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Lane:
+    """A lane a light commands: its name, the node ids that address it and the phase that opens it."""
+
+    name: str
+    addresses: tuple[int, ...]
+    phase: int
+
+
+@dataclass(frozen=True)
+class LightPlace:
+    """A traffic-light Thymio the map places: where, at which node, which lanes it commands."""
+
+    name: str
+    intersection: str
+    kind: str
+    #: The node id (location: the location's; crossroad: the crossroad's, for messages only).
+    node: int
+    pose: tuple[float, float, float]
+    lanes: tuple[Lane, ...]
+
+    @property
+    def phases(self) -> int:
+        return 2
+
+
+def node_ids(road_map: Any) -> dict[str, int]:
+    """Stable integer ids of a map's intersections (see the module docstring for the rule)."""
+    return {inter.id: k for k, inter in enumerate(road_map.intersections)}
+
+
+def light_places(graph: Any) -> list[LightPlace]:
+    """The lights of a map (``Intersection.extra['lights']``), checked; raises MapError."""
+    from thymio_road.map import MapError
+    road_map = graph.road_map
+    ids = node_ids(road_map)
+    src = road_map.source
+    places: list[LightPlace] = []
+    for inter in road_map.intersections:
+        poses = inter.extra.get('lights') or []
+        if not poses:
+            continue
+        where = f"intersection '{inter.id}' ({inter.kind})"
+        if inter.kind == 'location':
+            node = ids[inter.id]
+            if node > MAX_NODE_ID:
+                raise MapError(f'{src}: {where}: its light addresses it by its node id {node}, but ids must be '
+                               f'0..{MAX_NODE_ID} (node+20 and node+40 must not overlap, Appendix A); '
+                               'list it among the first 20 intersections')
+            lanes = (Lane('road', (node,), 0), Lane('siding', (node,), 1))
+            places += [LightPlace(f'light_{inter.id}', inter.id, inter.kind, node, tuple(map(float, poses[0])), lanes)]
+        elif inter.kind == 'crossroad':
+            places += _crossroad_lights(graph, inter, ids, where)
+        else:
+            raise MapError(f'{src}: {where}: traffic lights stand at locations and crossroads only')
+    for place in places:
+        _check_clear_of_roads(road_map, place)
+    return places
+
+
+def _crossroad_lights(graph: Any, inter: Any, ids: dict[str, int], where: str) -> list[LightPlace]:
+    """Two lights; opposite arms share a phase (arms 0 and 2, then 1 and 3); each arm's in-lane is
+    commanded by the light nearer to the end of that lane, and addressed by its predecessors."""
+    from thymio_road.map import MapError
+    src = graph.road_map.source
+    arms = list(inter.extra.get('arms', []))
+    in_roads = inter.extra.get('in', {})
+    poses = [tuple(map(float, p)) for p in inter.extra['lights']]
+    lanes: list[tuple[Lane, tuple[float, float]]] = []
+    owner: dict[int, tuple[str, int]] = {}
+    for k, arm in enumerate(arms):
+        road_id = in_roads.get(arm)
+        approach = next((key for key, a in graph.approaches.items() if a.node == inter.id and a.road == road_id), None)
+        if approach is None:
+            raise MapError(f"{src}: {where}: arm '{arm}' has no in-lane that robots reach (road {road_id!r})")
+        previous = sorted({graph.approaches[o.approach].node for o in graph.all_options if o.target == approach})
+        if not previous:
+            raise MapError(f"{src}: {where}: no node leads into arm '{arm}'")
+        addresses = tuple(ids[p] for p in previous)
+        phase = k % 2
+        for p, a in zip(previous, addresses):
+            if a > MAX_NODE_ID:
+                raise MapError(f"{src}: {where}: arm '{arm}' is addressed by node '{p}' whose id {a} is above "
+                               f'{MAX_NODE_ID} (node+20 and node+40 must not overlap, Appendix A)')
+            if a in owner and owner[a][1] != phase:
+                raise MapError(f"{src}: {where}: arms '{owner[a][0]}' and '{arm}' are both entered from node "
+                               f"'{p}' (id {a}) but open in different phases: a light addresses a lane by the "
+                               'node its robots come from (Appendix A: oldNode+20 / oldNode+40) and could not '
+                               'tell them apart')
+            owner[a] = (arm, phase)
+        road = graph.road_map.road(road_id)
+        end = road.pose_at(road.length)[:2]
+        lanes.append((Lane(arm, addresses, phase), end))
+    out = []
+    for j, pose in enumerate(poses):
+        mine = tuple(lane for lane, end in lanes
+                     if min(range(len(poses)), key=lambda i: math.dist(poses[i][:2], end)) == j)
+        out.append(LightPlace(f'light_{inter.id}_{j}', inter.id, inter.kind, ids[inter.id], pose, mine))
+    return out
+
+
+def _check_clear_of_roads(road_map: Any, place: LightPlace) -> None:
+    from thymio_road.map import MapError
+    x, y, _ = place.pose
+    for road in road_map.roads:
+        pts = road.sample(0.005)
+        d = float(np.hypot(pts[:, 0] - x, pts[:, 1] - y).min()) if len(pts) else math.inf
+        if d < LIGHT_ROAD_CLEARANCE:
+            raise MapError(f"{road_map.source}: intersection '{place.intersection}' ({place.kind}): its light "
+                           f"'{place.name}' stands {d * 100:.1f} cm from road '{road.id}' (at least "
+                           f'{LIGHT_ROAD_CLEARANCE * 100:.1f} cm, or robots on it would hit the light)')
+
+
+def check_lights(graph: Any) -> list[LightPlace]:
+    """Map-parse check of the lights' places and addressing; returns them."""
+    return light_places(graph)
+
+
+# --- timing, codes and colours -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Timing:
+    """Fixed-time control: each phase `green` seconds, then `clearance` seconds all red."""
+
+    green: float = 8.0
+    clearance: float = 3.0
+    #: Seconds added to the clock (lights of one crossroad share it, so they stay in step).
+    offset: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 0.5 <= self.green <= 600:
+            raise ValueError(f'green must be in [0.5, 600] s, got {self.green}')
+        if not 0 <= self.clearance <= 60:
+            raise ValueError(f'clearance must be in [0, 60] s, got {self.clearance}')
+        if not math.isfinite(self.offset):
+            raise ValueError(f'offset must be finite, got {self.offset}')
+
+    def phase_at(self, t: float, phases: int = 2) -> int | None:
+        """The open phase at time t (s), or None during a clearance (every phase is followed by one)."""
+        slot = self.green + self.clearance
+        u = (t + self.offset) % (phases * slot)
+        k = int(u // slot)
+        return k if u - k * slot < self.green else None
+
+
+@dataclass(frozen=True)
+class Battery:
+    """A light's battery: the charge, hence the IR intensity, halves every `half_life` seconds."""
+
+    decay: bool = False
+    half_life: float = 600.0
+    initial: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 1.0 <= self.half_life <= 1e7:
+            raise ValueError(f'half_life must be in [1, 1e7] s, got {self.half_life}')
+        if not 0.0 <= self.initial <= 1.0:
+            raise ValueError(f'initial must be in [0, 1], got {self.initial}')
+
+    def charge(self, t: float) -> float:
+        """Charge fraction at time t (s); also the emitted IR intensity relative to a full battery."""
+        if not self.decay:
+            return self.initial
+        return self.initial * 0.5 ** (max(t, 0.0) / self.half_life)
+
+    def voltage(self, t: float) -> float:
+        return VOLTAGE_EMPTY + (VOLTAGE_FULL - VOLTAGE_EMPTY) * self.charge(t)
+
+
+class TrafficLight:
+    """What one light sends and shows at time t: the pure core of the traffic_light node."""
+
+    def __init__(self, place: LightPlace, timing: Timing = Timing()) -> None:
+        self.place = place
+        self.timing = timing
+
+    def phase(self, t: float) -> int | None:
+        return self.timing.phase_at(t, self.place.phases)
+
+    def codes(self, t: float) -> list[int]:
+        """The values this light cycles through (one per 0.1 s period) at time t."""
+        p = self.phase(t)
+        if self.place.kind == 'location':
+            n = self.place.node
+            # One value speaks to both lanes: +40 opens the road lane (and holds the siding),
+            # +20 opens the siding (and holds the road), +60 holds both.
+            return [n + ALL_STOP] if p is None else [n + GO] if p == 0 else [n + STOP]
+        codes = []
+        for lane in self.place.lanes:
+            for a in lane.addresses:
+                codes.append(a + (GO if p is not None and lane.phase == p else STOP))
+        return codes
+
+    def code(self, t: float, period: int) -> int:
+        """The value for the `period`-th transmission (0.1 s periods), cycling through codes(t)."""
+        codes = self.codes(t)
+        return codes[period % len(codes)] if codes else 0
+
+    def led(self, t: float) -> tuple[int, int, int]:
+        p = self.phase(t)
+        return CLEARANCE_COLOUR if p is None else PHASE_COLOURS[p % len(PHASE_COLOURS)]
+
+
+def lane_open(place: LightPlace, lane: str, timing: Timing, t: float) -> bool:
+    """Whether `lane` of `place` is open at time t (for tests and metrics)."""
+    p = timing.phase_at(t, place.phases)
+    return p is not None and any(x.name == lane and x.phase == p for x in place.lanes)
+
+
+def phase_names(place: LightPlace) -> Sequence[str]:
+    """Human names of the phases: the lanes each opens."""
+    return ['+'.join(x.name for x in place.lanes if x.phase == p) or f'phase {p}' for p in range(place.phases)]

@@ -1,0 +1,208 @@
+"""Traffic measures: throughput, hull contacts, merge conflicts at location exits (docs/traffic.md).
+
+- **Throughput**: intersection passages (the controller's ``left`` events: one per intersection
+  left, whatever the way through) per robot-minute.
+- **Hull contacts**: the world's contact count (pairs whose hulls had to be separated), from
+  the run itself; from a bag, the analysis' contact episodes (``thymio-road analyze``).
+- **Merge conflicts** at a location exit: two robots in the *merge zone* at once, one on each
+  lane. The zone is the last :data:`ZONE_LENGTH` of each lane before the siding rejoins the road
+  (robot centres within :data:`LANE_TOLERANCE` of the lane's centre line). There the lanes are
+  less than a Thymio's width apart, so two robots from different lanes in it touch or must
+  swerve. A robot keeps the lane it entered the zone by until it leaves it (near the merge point
+  the two lanes are within a centimetre of each other).
+
+Everything works on sampled poses (s, robot names, n×2 centres), so the same code serves the
+embedded run (:class:`TrafficProbe`) and a bag (:func:`measures_from_bag`).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: Length of each lane's end that makes the merge zone (m), and the lateral tolerance (m).
+ZONE_LENGTH = 0.20
+LANE_TOLERANCE = 0.04
+SAMPLE_PERIOD = 0.1
+
+
+@dataclass
+class MergeZone:
+    """The end of a location's two lanes before they merge."""
+
+    intersection: str
+    merge: tuple[float, float]
+    #: lane name → centre-line points (k×2) of the zone part of that lane
+    lanes: dict[str, np.ndarray]
+
+
+def merge_zones(road_map: Any, length: float = ZONE_LENGTH) -> list[MergeZone]:
+    zones = []
+    for inter in road_map.intersections:
+        if inter.kind != 'location':
+            continue
+        road = road_map.road(inter.extra['road'])
+        out = road_map.road(inter.extra['siding'][1])
+        m = inter.extra['merge_at']
+        s_road = np.linspace(m - length, m, 41) % road.length if road.closed else np.linspace(m - length, m, 41)
+        s_sid = np.linspace(max(out.length - length, 0.0), out.length, 41)
+        lanes = {'road': np.array([road.pose_at(float(s))[:2] for s in s_road]),
+                 'siding': np.array([out.pose_at(float(s))[:2] for s in s_sid])}
+        mx, my, _ = road.pose_at(m % road.length if road.closed else m)
+        zones.append(MergeZone(inter.id, (mx, my), lanes))
+    return zones
+
+
+@dataclass
+class ConflictEpisode:
+    intersection: str
+    start: float
+    end: float
+    robots: tuple[str, ...]
+
+    def as_dict(self) -> dict:
+        return {'intersection': self.intersection, 'start_s': round(self.start, 2), 'end_s': round(self.end, 2),
+                'robots': list(self.robots)}
+
+
+@dataclass
+class MergeMonitor:
+    """Feed it samples (t, names, centres); it keeps the merge conflict episodes."""
+
+    zones: list[MergeZone]
+    period: float = SAMPLE_PERIOD
+    lane_of: dict[tuple[str, str], str] = field(default_factory=dict)
+    open_: dict[str, ConflictEpisode] = field(default_factory=dict)
+    episodes: list[ConflictEpisode] = field(default_factory=list)
+    conflict_time: float = 0.0
+    samples: int = 0
+
+    def update(self, t: float, names: list[str], xy: np.ndarray) -> None:
+        self.samples += 1
+        for zone in self.zones:
+            present: dict[str, set[str]] = {'road': set(), 'siding': set()}
+            near = np.hypot(xy[:, 0] - zone.merge[0], xy[:, 1] - zone.merge[1]) < ZONE_LENGTH + 0.1
+            for i in np.flatnonzero(near):
+                name = names[i]
+                d = {lane: float(np.hypot(*(pts - xy[i]).T).min()) for lane, pts in zone.lanes.items()}
+                key = (zone.intersection, name)
+                inside = [lane for lane, dist in d.items() if dist < LANE_TOLERANCE]
+                if not inside:
+                    self.lane_of.pop(key, None)
+                    continue
+                lane = self.lane_of.get(key) or min(inside, key=d.get)
+                self.lane_of[key] = lane
+                present[lane].add(name)
+            for key in [k for k in self.lane_of if k[0] == zone.intersection and k[1] not in
+                        {names[i] for i in np.flatnonzero(near)}]:
+                self.lane_of.pop(key)
+            if present['road'] and present['siding']:
+                self.conflict_time += self.period
+                robots = tuple(sorted(present['road'] | present['siding']))
+                ep = self.open_.get(zone.intersection)
+                if ep is None:
+                    ep = self.open_[zone.intersection] = ConflictEpisode(zone.intersection, t, t, robots)
+                    self.episodes.append(ep)
+                ep.end = t
+                ep.robots = tuple(sorted(set(ep.robots) | set(robots)))
+            else:
+                self.open_.pop(zone.intersection, None)
+
+
+def summarise(passages: int, robots: int, duration: float, monitor: MergeMonitor, contacts: int | None,
+              stops: list[dict]) -> dict:
+    """The traffic block of summary.json."""
+    minutes = robots * duration / 60.0
+    by_lane: dict[str, list[float]] = {}
+    for s in stops:
+        if s.get('distance_m') is not None:
+            by_lane.setdefault(s['lane'], []).append(s['distance_m'])
+    return {
+        'passages': passages,
+        'robot_minutes': round(minutes, 2),
+        'throughput_per_robot_minute': round(passages / minutes, 3) if minutes else None,
+        'hull_contacts': contacts,
+        'merge_conflict_episodes': len(monitor.episodes),
+        'merge_conflict_time_s': round(monitor.conflict_time, 1),
+        'merge_conflicts': [e.as_dict() for e in monitor.episodes[:50]],
+        'light_stops': len(stops),
+        'light_stop_distance_m': {lane: {'count': len(v), 'mean': round(float(np.mean(v)), 3),
+                                         'min': round(float(np.min(v)), 3)} for lane, v in sorted(by_lane.items())},
+    }
+
+
+class TrafficProbe:
+    """The measures during an embedded run: poses every 0.1 s, the controllers' events."""
+
+    def __init__(self, graph: Any) -> None:
+        from thymio_road import msgs
+        from thymio_road.runtime.node import EmbeddedNode
+        self.world = graph.world_node.world
+        self.road_map = graph.scenario.road_map
+        self.names = [s.name for s in self.world.specs]
+        self.movers = [i for i, s in enumerate(self.world.specs) if not s.static]
+        self.monitor = MergeMonitor(merge_zones(self.road_map))
+        self.passages = 0
+        self.stops: list[dict] = []
+        self.duration = 0.0
+        self.node = EmbeddedNode(graph.executor, 'traffic_probe', '/', {}, {})
+        for i in self.movers:
+            self.node.create_subscription(msgs.String, f'/{self.names[i]}/controller/events',
+                                          lambda msg, i=i: self._on_event(i, msg), msgs.qos(100))
+        graph.executor.add_timer(int(SAMPLE_PERIOD * 1e9), self._sample)
+
+    def _sample(self) -> None:
+        t = self.world.time
+        self.duration = t
+        poses = self.world.poses[self.movers, :2]
+        self.monitor.update(t, [self.names[i] for i in self.movers], poses)
+
+    def _on_event(self, i: int, msg: Any) -> None:
+        event = json.loads(msg.data)
+        kind = event.get('kind')
+        if kind == 'left':
+            self.passages += 1
+        elif kind == 'light' and event.get('command') == 'stop':
+            x, y = self.world.poses[i, :2]
+            zone = min(self.monitor.zones, key=lambda z: math.dist(z.merge, (x, y)), default=None)
+            d = math.dist(zone.merge, (x, y)) if zone is not None else None
+            self.stops.append({'robot': self.names[i], 't': event.get('t'), 'lane': event.get('lane'),
+                               'distance_m': None if d is None else round(d, 3)})
+
+    def summary(self) -> dict:
+        contacts = int(self.world.contacts.sum()) // 2
+        return summarise(self.passages, len(self.movers), self.duration, self.monitor, contacts, self.stops)
+
+
+def measures_from_bag(path: str, road_map: Any, lights: set[str] | None = None) -> dict:
+    """The same measures from a recording (contacts: see ``thymio-road analyze``)."""
+    from thymio_road.analysis.bag import read_recording
+    rec = read_recording(path)
+    robots = [r for r in rec.robots if r in rec.events and r in rec.truth and not (lights and r in lights)]
+    monitor = MergeMonitor(merge_zones(road_map))
+    if robots:
+        t0 = max(float(rec.truth[r].t[0]) for r in robots)
+        t1 = min(float(rec.truth[r].t[-1]) for r in robots)
+        grid = np.arange(t0, t1, SAMPLE_PERIOD)
+        xy = np.stack([np.column_stack([np.interp(grid, rec.truth[r].t, rec.truth[r].x),
+                                        np.interp(grid, rec.truth[r].t, rec.truth[r].y)]) for r in robots], axis=1)
+        for k, t in enumerate(grid):
+            monitor.update(float(t), robots, xy[k])
+        duration = t1 - t0
+    else:
+        duration = 0.0
+    passages = sum(1 for r in robots for e in rec.events[r] if e.get('kind') == 'left')
+    stops = []
+    zones = monitor.zones
+    for r in robots:
+        for e in rec.events[r]:
+            if e.get('kind') == 'light' and e.get('command') == 'stop':
+                t = float(e['t'])
+                tr = rec.truth[r]
+                x, y = float(np.interp(t, tr.t, tr.x)), float(np.interp(t, tr.t, tr.y))
+                d = min((math.dist(z.merge, (x, y)) for z in zones), default=None)
+                stops.append({'robot': r, 't': t, 'lane': e.get('lane'), 'distance_m': d})
+    return summarise(passages, len(robots), duration, monitor, None, stops)
