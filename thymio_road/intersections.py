@@ -29,6 +29,20 @@ Pose = tuple[float, float, float]
 
 #: Radius of the turn that starts an exit (see the module docstring for why 10 cm).
 EXIT_RADIUS = 0.10
+#: The report's road width (§4); maps may set another.
+ROAD_WIDTH = 0.03
+#: CONTINUE's blind drive: 21 counts at SPEED_LOW, 150 × 0.032 cm/s × 2.1 s (§7.4, eq. 1).
+CROSSING = 0.101
+#: Around a crossroad's blind drives, where a follow sensor off the road is not a road loss.
+BLIND_MARGIN = 0.02
+#: The crossroad's second mark puts a robot down on the circle this far before the tangent point.
+LANDING_BEFORE_TANGENT = 0.011
+#: A crossroad's traffic light: how far before the right turn's split, and how far right of the
+#: arm's line (the lane's robots pass 5.5 cm + 5.5 cm + 3 cm from its centre).
+LIGHT_BEFORE_SPLIT, LIGHT_OFFSET = 0.10, 0.15
+#: Crossroad paint order (higher on top): a right turn over its in-lane, its join under the
+#: out-lane.
+LAYER_OUT, LAYER_CIRCLE, LAYER_IN = 0, 1, 2
 #: Where an entry's band starts to cover the bits on the right of the road it joins.
 ENTRY_CLEARANCE = 0.11
 #: Lateral distance between a location's siding and the road: the report's parallel tracks
@@ -263,20 +277,30 @@ def branching(bid: str, road_a: str, at_a: float, road_b: str, at_b: float,
 
 def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: float,
               radius: float = 0.108, approach: float = 0.75, leave: float = 0.75,
-              turn_straight: float = 0.15) -> Generated:
+              turn_straight: float = 0.15, leave_angle_deg: float = 22.0) -> Generated:
     """A four-way crossroad with a central circle (report §7.4, Figs. 18-20).
 
-    Four one-way lines pass the centre at `radius`, each tangent to a counter-clockwise central
-    circle: arm k's in-lane (heading `heading + k·90°`) runs up to its tangent point, where its
-    out-lane starts. A robot going straight crosses, as in the report, four times blind:
-    (1) its right turn's split, at a mark; (2) the perpendicular out-lane, whose black edge is
-    the mark ("the robots are using the black side of the road as a barcode"); (3) from the
-    tangent point, at a mark, across the other perpendicular road; (4) forced at once, across
-    the last right turn. Turning right takes the exit at mark (1); turning left follows the
-    circle from mark (3) for a quarter turn and leaves it at the next arm's mark (3).
+    Arm k's lanes run at `heading + k·90°` along four lines `radius` from the centre, tangent to
+    a counter-clockwise central circle; the square they enclose is driven blind. A robot going
+    straight acts on four marks, as in the report: (1) at its right turn's split it crosses it;
+    (2) before the square it crosses blind onto the circle (the report crossed "the
+    perpendicular road" there and then "reach[ed] the circle"); (3) on the circle it leaves it
+    straight, across the other perpendicular road; (4) at once, forced, it drives on until its
+    out-lane, which starts beyond the square. Turning right exits at (1); turning left follows
+    the circle from (3) (EXIT, 29 counts, then ACTION) and leaves it at the next arm's (3).
 
-    The circle's radius sets the left turn's arc (14 cm in the report, EXIT's 29 counts); at
-    10.8 cm the quarter circle is 17 cm, so the EXIT ends 3 cm before the next mark.
+    The geometry follows from the report's counts: CONTINUE's 21 counts (10 cm at SPEED_LOW)
+    must take a robot from mark (2) onto the circle, which fixes the radius at the report's
+    10.8 cm. The sensors lead the wheels by 7.2 cm, so a robot following a 10.8 cm circle
+    heads 42° inside the circle's tangent at its sensors: the circle's marks lie
+    `leave_angle_deg` past the tangent points, where a blind robot is headed onto its out-lane.
+    The report marked (2) with the perpendicular road's black edge; we print a mark instead,
+    because the follow sensor meets that edge with the reading sensor and swings the robot off
+    its heading before the blind drive (docs/intersections.md).
+
+    Four traffic-light places (`extra['lights']`, in arm order) stand beside the approaches,
+    just before mark (1), where a robot still may stop: the report had two in the centre, but
+    one Thymio's IR (about 23 cm, DESIGN.md §4) cannot reach two approaches 60 cm apart.
     """
     if len(arms) != 4 or len(set(arms)) != 4:
         raise ValueError(f'a crossroad has four arms, got {arms!r}')
@@ -286,35 +310,61 @@ def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: f
     right0 = (math.sin(heading), -math.cos(heading))
     tangent0 = (centre[0] + radius * right0[0], centre[1] + radius * right0[1], heading)
     g.roads.append(_road(circle_id, tangent0, [{'arc': {'radius': radius, 'angle_deg': 90.0}} for _ in range(4)],
-                         +1, closed=True))
-    info = Intersection(cid, 'crossroad', extra={'circle': circle_id, 'arms': list(arms), 'in': {}, 'out': {},
-                                                 'right': {}, 'radius': radius})
+                         LAYER_CIRCLE, closed=True))
+    quarter = radius * math.pi / 2
+    # An in-lane ends where the circle's band meets it, so that neither road's black edge lies
+    # beside the other's follow sensor; an out-lane starts beyond the square.
+    lane_end = math.sqrt(2 * radius * ROAD_WIDTH)
+    out_start = radius + ROAD_WIDTH + 0.01
+    leave_arc = radius * math.radians(leave_angle_deg)
+    diagonal = EXIT_RADIUS + turn_straight * math.sin(math.pi / 4)  # forward run of the right turn
+    info = Intersection(cid, 'crossroad', extra={
+        'circle': circle_id, 'arms': list(arms), 'in': {}, 'out': {}, 'right': {}, 'lights': [],
+        'circle_marks': {}, 'radius': radius, 'blind': [(centre[0], centre[1], heading, out_start, out_start)],
+        # Road lengths of the blind ways (for the road graph): from the turn mark's start to the
+        # circle, the circle's arc before a robot leaves it straight, and from there to the
+        # out-lane (a quarter more when turning left).
+        'to_circle': radius + diagonal + 0.001 + BIT_LENGTH, 'leave_arc': leave_arc, 'quarter': quarter,
+        'to_out_lane': out_start})
     for k, arm in enumerate(arms):
         h = heading + k * math.pi / 2
         u, right = (math.cos(h), math.sin(h)), (math.sin(h), -math.cos(h))
         tangent = (centre[0] + radius * right[0], centre[1] + radius * right[1])
         in_id, out_id, turn_id = f'{cid}.in.{arm}', f'{cid}.out.{arm}', f'{cid}.right.{arm}'
         in_start = (tangent[0] - approach * u[0], tangent[1] - approach * u[1], h)
-        g.roads.append(_road(in_id, in_start, [{'straight': approach}], -1))
-        g.roads.append(_road(out_id, (tangent[0], tangent[1], h), [{'straight': leave}], 0))
+        g.roads.append(_road(in_id, in_start, [{'straight': approach - lane_end}], LAYER_IN))
+        out_pose = (tangent[0] + out_start * u[0], tangent[1] + out_start * u[1], h)
+        g.roads.append(_road(out_id, out_pose, [{'straight': leave - out_start}], LAYER_OUT))
         g.poses[in_id] = in_start
         g.poses[out_id] = (tangent[0] + leave * u[0], tangent[1] + leave * u[1], h)
         # The right turn leaves with the exits' 10 cm radius (a continuing robot must clear it)
-        # but runs a straight in its middle, so that the split is far enough before the
-        # perpendicular road for the robot to follow its lane again between the two crossings.
-        diagonal = EXIT_RADIUS + turn_straight * math.sin(math.pi / 4)  # forward run of the turn
+        # and runs a straight in its middle, so that it joins the out-lane beyond the square.
         split_at = approach - radius - diagonal
         turn = [{'arc': {'radius': EXIT_RADIUS, 'angle_deg': -45.0}}, {'straight': turn_straight},
                 {'arc': {'radius': EXIT_RADIUS, 'angle_deg': -45.0}}]
         turn_length = EXIT_RADIUS * math.pi / 2 + turn_straight
         leave_half, arrive_half = _split(turn, turn_length / 2)
         split_pose = (in_start[0] + split_at * u[0], in_start[1] + split_at * u[1], h)
-        g.roads.append(_road(turn_id, split_pose, leave_half, +1))
-        g.roads.append(_road(f'{turn_id}.join', advance(split_pose, leave_half), arrive_half, -1))
-        first, third = f'{cid}.turn_mark.{arm}', f'{cid}.circle_mark.{arm}'
+        g.roads.append(_road(turn_id, split_pose, leave_half, LAYER_IN + 1))
+        g.roads.append(_road(f'{turn_id}.join', advance(split_pose, leave_half), arrive_half, LAYER_OUT - 1))
+        first, second, third = f'{cid}.turn_mark.{arm}', f'{cid}.cross_mark.{arm}', f'{cid}.circle_mark.{arm}'
         g.marks.append(_mark(first, in_id, split_at - 0.001))
-        g.marks.append(_mark(third, in_id, approach))
-        info.marks[in_id] = [(first, turn_id), (third, None)]
+        g.marks.append(_mark(second, in_id, approach - (CROSSING - BIT_LENGTH + LANDING_BEFORE_TANGENT)))
+        g.marks.append(_mark(third, circle_id, quarter * k + leave_arc))
+        # The road graph sees the in-lane's two marks; the circle's marks are only met on the
+        # circle (extra['circle_marks']), where the robot leaves it blind.
+        info.marks[in_id] = [(first, turn_id), (second, None)]
         info.extra['in'][arm], info.extra['out'][arm], info.extra['right'][arm] = in_id, out_id, turn_id
+        info.extra['circle_marks'][arm] = third
+        # Blind until the forced fourth crossing ends, 2 × CONTINUE from the circle's mark: the
+        # out-lane's first centimetres are part of the designed blind drive.
+        blind_end = radius * math.sin(leave_arc / radius) + 2 * CROSSING + BLIND_MARGIN
+        mid = (out_start + blind_end) / 2
+        info.extra['blind'].append((tangent[0] + mid * u[0], tangent[1] + mid * u[1], h,
+                                    (blind_end - out_start) / 2, ROAD_WIDTH + BLIND_MARGIN))
+        # The light stands right of the approach, facing it, 10 cm before mark (1).
+        along, side = radius + diagonal + LIGHT_BEFORE_SPLIT, radius + LIGHT_OFFSET
+        info.extra['lights'].append((centre[0] - along * u[0] + side * right[0],
+                                     centre[1] - along * u[1] + side * right[1], h + math.pi / 2))
     g.intersections.append(info)
     return g

@@ -18,11 +18,10 @@ from typing import Any
 import numpy as np
 from thymio_road.barcode import (BARCODE_BITS, BIT_LENGTH, DEFAULT_GAP, DEFAULT_WIDTH,
                                  RIGHT_SENSOR_OFFSET, Barcode)
-from thymio_road.intersections import Generated, Intersection, branching, crossroad, location, roundabout
+from thymio_road.intersections import ROAD_WIDTH, Generated, Intersection, branching, crossroad, location, roundabout
 from thymio_road.paths import dubins
 from thymio_road.validation import ConfigError, Fields, load_yaml
 
-ROAD_WIDTH = 0.03
 MAX_RESOLUTION = 0.001
 #: A closed road must end where it starts, within these tolerances.
 CLOSE_TOLERANCE = 0.001
@@ -193,6 +192,21 @@ class RoadMap:
     def barcode_index(self) -> np.ndarray:
         """Index in `barcodes` of the barcode printed at each pixel, -1 elsewhere (ground truth)."""
         return self._layers[2]
+
+    @cached_property
+    def blind_area(self) -> np.ndarray:
+        """Pixels that intersections are built to be crossed blind, over bare paper (a crossroad's
+        square and the starts of its out-lanes; rectangles in ``extra['blind']``): a follow
+        sensor there is not off its road (ground truth for road losses)."""
+        area = np.zeros(self.shape, dtype=bool)
+        ys, xs = ((np.arange(n) + 0.5) * self.resolution for n in self.shape)
+        for inter in self.intersections:
+            for cx, cy, heading, half_along, half_across in inter.extra.get('blind', ()):
+                gx, gy = np.meshgrid(xs - cx, ys - cy)
+                c, s = math.cos(heading), math.sin(heading)
+                area |= (np.abs(c * gx + s * gy) <= half_along) & (np.abs(-s * gx + c * gy) <= half_across)
+        area.setflags(write=False)
+        return area
 
     def barcode_pixels(self, barcode: Barcode) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Pixels (rows, cols) of a barcode's footprint with their arc length along its road."""
@@ -465,7 +479,7 @@ _ELEMENTS = {
     'location': {'id': str, 'number': int, 'road': str, 'at': float, 'parallel': float, 'light': bool},
     'branching': {'id': str, 'road': str, 'at': float, 'to_road': str, 'to_at': float, 'gap': float},
     'crossroad': {'id': str, 'center': list, 'arms': list, 'heading_deg': float, 'radius': float,
-                  'approach': float, 'leave': float},
+                  'approach': float, 'leave': float, 'turn_straight': float, 'leave_angle_deg': float},
 }
 _REQUIRED = {'roundabout': ('id', 'center', 'arms'), 'location': ('id', 'number', 'road', 'at'),
              'branching': ('id', 'road', 'at', 'to_road', 'to_at'), 'crossroad': ('id', 'center', 'arms')}

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from thymio_road.barcode import BIT_LENGTH, Barcode
@@ -276,6 +276,8 @@ class _Builder:
 
     def _options(self, a: Approach) -> list[Option]:
         inter = next(i for i in self.m.intersections if i.id == a.node)
+        if inter.kind == 'crossroad':
+            return self._crossroad_options(a, inter)
         opts = []
         for i, (mark, branch, s) in enumerate(a.marks):
             if branch is None:
@@ -289,6 +291,25 @@ class _Builder:
             start = last.end if through == a.road else 0.0
             label = f"intersection '{a.node}' through from road '{a.road}'"
             opts.append(self._drive(a, None, through, through, start, a.marks[-1][2] + BIT_LENGTH, label, set()))
+        return opts
+
+    def _crossroad_options(self, a: Approach, inter: Intersection) -> list[Option]:
+        """Right exits at the first mark; straight and left cross the square blind, by the circle,
+        onto an out-lane (§7.4). `exit_at` is the mark the way turns off at: 0 right, 2 left (at
+        the circle's mark), None straight, as the controller's crossroad decision reports it."""
+        e = inter.extra
+        arms = e['arms']
+        k = next(i for i, arm in enumerate(arms) if e['in'][arm] == a.road)
+        to_circle = e['to_circle']
+        right = self._drive(a, 0, e['right'][arms[k]], e['right'][arms[k]], 0.0, 0.0,
+                            f"crossroad '{inter.id}' right from '{a.road}'", set())
+        opts = [right]
+        for exit_at, arm, arc in ((None, arms[k], e['leave_arc']), (2, arms[(k + 1) % 4], e['quarter'] + e['leave_arc'])):
+            out = e['out'][arm]
+            way = 'straight' if exit_at is None else 'left'
+            o = self._drive(a, exit_at, out, out, 0.0, to_circle + arc + e['to_out_lane'],
+                            f"crossroad '{inter.id}' {way} from '{a.road}'", set())
+            opts.append(replace(o, roads=(e['circle'],) + o.roads))
         return opts
 
     def _drive(self, a: Approach, exit_at: int | None, branch: str, road_id: str, s: float,

@@ -245,7 +245,7 @@ class World:
         gx, gy = rm.GROUND_SENSORS_TUPLE[0]
         c, s = math.cos(th), math.sin(th)
         r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
-        on = self.road_map.road_index[r, col] >= 0
+        on = self.road_map.road_index[r, col] >= 0 or self.road_map.blind_area[r, col]
         self.time_sensed[i] += period
         off = self.off_road_for[i]
         if on:
