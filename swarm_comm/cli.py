@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .scalability import CHANNEL_RULES, DEFAULT_CHANNEL, DEFAULT_LAYOUT, LAYOUTS
+
 
 def _positive_int(text: str) -> int:
     value = int(text)
@@ -56,7 +58,7 @@ def _mobile(args: argparse.Namespace) -> int:
 def _scalability(args: argparse.Namespace) -> int:
     from .experiments import run_scalability
     return _report(run_scalability(args.out, args.seed, trials=args.trials, counts=args.counts, radius=args.radius,
-                                   channel=args.channel, occlusion=args.occlusion))
+                                   channel=args.channel, occlusion=args.occlusion, layout=args.layout))
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -102,10 +104,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                      help='placements per density (default: %(default)s; the paper ran 10000)')
     sub.add_argument('--counts', type=_int_list, default=None, help='numbers of surrounding robots, e.g. 1,10,272')
     sub.add_argument('--radius', type=float, default=61.0, help='communication range in cm (default: %(default)s)')
-    sub.add_argument('--channel', choices=('detect', 'range'), default='detect',
-                     help="detect: the paper's m_t = 4075 (default); range: the signal of facing robots at --radius")
+    sub.add_argument('--channel', choices=CHANNEL_RULES, default=DEFAULT_CHANNEL,
+                     help='range: at least the signal of facing robots at --radius (default); detect: below m_t = 4075')
     sub.add_argument('--occlusion', choices=('paths', 'centre', 'none'), default='paths',
                      help='paths: per emitter-detector path (default); centre: centre line of sight; none')
+    sub.add_argument('--layout', choices=LAYOUTS, default=DEFAULT_LAYOUT,
+                     help='e-puck sensor layout of a public model (default: %(default)s; see docs/swarmcom.md)')
     sub.set_defaults(func=_scalability)
     return parser
 

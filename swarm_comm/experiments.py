@@ -15,7 +15,7 @@ import numpy as np
 
 from .coding import CODES
 from .detector import DetectorConfig, estimate_threshold
-from .scalability import simulate_scalability
+from .scalability import DEFAULT_CHANNEL, DEFAULT_LAYOUT, simulate_scalability
 from .simulation import MobileConfig, _mean_ci, run_mobile
 from .static_link import communication_range, error_free_probability, reliable_range, simulate_link
 
@@ -224,14 +224,14 @@ def run_mobile_experiments(out: Path | str, seed: int, messages: int = 25,
 
 def run_scalability(out: Path | str, seed: int, trials: int = 100,
                     counts: tuple[int, ...] | None = None, radius: float = 61.0,
-                    channel: str = 'detect', occlusion: str = 'paths') -> dict:
+                    channel: str = DEFAULT_CHANNEL, occlusion: str = 'paths', layout: str = DEFAULT_LAYOUT) -> dict:
     """Fig. 20a: n_C against robot density within a 61 cm range, up to 272 robots."""
     out = _prepare(out)
     counts = counts or (1, 2, 5, 10, 15, 20, 30, 40, 50, 60, 70, 80, 100, 120, 140, 160, 180, 200, 220, 240,
                         260, 272)
     started = time.perf_counter()
     points = simulate_scalability(list(counts), trials, np.random.default_rng(seed), radius=radius,
-                                  channel=channel, occlusion=occlusion)
+                                  channel=channel, occlusion=occlusion, layout=layout)
     elapsed = time.perf_counter() - started
     _write_csv(out / 'scalability.csv', ['robots', 'density_per_m2', 'mean_channels', 'std_channels', 'ci95',
                                          'trials'],
@@ -244,13 +244,13 @@ def run_scalability(out: Path | str, seed: int, trials: int = 100,
     ax.plot(density, mean, 'o-')
     ax.fill_between(density, mean - std, mean + std, alpha=0.3)
     ax.set(xlabel='robot density (robots/m²)', ylabel='channels n_C (mean ± std)',
-           title=f'Fig. 20a: n_C against density ({channel}, occlusion {occlusion})')
+           title=f'Fig. 20a: n_C against density ({layout}, {channel}, occlusion {occlusion})')
     fig.tight_layout()
     fig.savefig(out / 'scalability.png', dpi=120)
     plt.close(fig)
     peak = int(np.argmax(mean))
     return _write_summary(out, 'scalability', {
-        'trials': trials, 'seconds': elapsed, 'channel': channel, 'occlusion': occlusion,
+        'trials': trials, 'seconds': elapsed, 'layout': layout, 'channel': channel, 'occlusion': occlusion,
         'peak_channels': float(mean[peak]), 'peak_ci95': points[peak].ci95, 'peak_robots': points[peak].robots,
         'peak_density': float(density[peak]), 'densest_channels': float(mean[-1]),
         'densest_ci95': points[-1].ci95, 'densest_robots': points[-1].robots,

@@ -25,3 +25,14 @@ def test_standalone_main_runs_threshold_and_scalability(tmp_path, capsys):
     assert main(['mobile', '--out', str(tmp_path), '--messages', '2', '--robots', '2,3', '--repetitions', '2']) == 0
     assert (tmp_path / 'mobile.png').exists()
     capsys.readouterr()
+
+
+def test_scalability_reading_is_selectable_and_recorded(tmp_path, capsys):
+    assert main(['scalability', '--out', str(tmp_path), '--trials', '2', '--counts', '1,5']) == 0
+    summary = json.loads((tmp_path / 'scalability_summary.json').read_text())
+    assert (summary['layout'], summary['channel'], summary['occlusion']) == ('webots-proto', 'range', 'paths')
+    assert main(['scalability', '--out', str(tmp_path), '--trials', '2', '--counts', '1', '--layout', 'enki',
+                 '--channel', 'detect']) == 0
+    summary = json.loads((tmp_path / 'scalability_summary.json').read_text())
+    assert (summary['layout'], summary['channel']) == ('enki', 'detect')
+    capsys.readouterr()

@@ -39,3 +39,24 @@ def test_wrap_angle():
 def test_bad_geometry_names_the_field(field, value):
     with pytest.raises(ValueError, match=field):
         EPuckGeometry(**{field: value})
+
+
+def test_public_layouts_put_the_sensors_of_the_robot_models_inside_the_body():
+    from swarm_comm.geometry import EPUCK_LAYOUTS, epuck_geometry
+    assert set(EPUCK_LAYOUTS) == {'webots-driver', 'webots-proto', 'enki'}
+    np.testing.assert_allclose(epuck_geometry('webots-driver').emitters_local(), EPuckGeometry().emitters_local())
+    proto = epuck_geometry('webots-proto')
+    centre = (proto.emitters_local() + proto.detectors_local()) / 2
+    radius = np.hypot(*centre.T)
+    assert radius.min() == pytest.approx(3.1) and radius.max() == pytest.approx(np.hypot(3.0, 1.5))
+    assert np.all(radius < proto.body_radius) and proto.body_radius == 3.5
+    # facing follows the model's own orientations, not the polar angle of the position (ps0: 17.2° vs 18.4°)
+    assert np.rad2deg(proto.sensor_angles[0]) == pytest.approx(-17.2)
+    assert np.rad2deg(np.arctan2(centre[0, 1], centre[0, 0])) == pytest.approx(-18.43, abs=0.01)
+    np.testing.assert_allclose(np.hypot(*(proto.emitters_local() - proto.detectors_local()).T), 2 * 0.127)
+    enki = epuck_geometry('enki')
+    assert np.hypot(*((enki.emitters_local() + enki.detectors_local()) / 2).T).max() == pytest.approx(np.hypot(2.6, 2.6))
+    with pytest.raises(ValueError, match='layout'):
+        epuck_geometry('thymio')
+    with pytest.raises(ValueError, match='sensor_positions'):
+        EPuckGeometry(sensor_positions=np.zeros((3, 2)))
