@@ -107,10 +107,13 @@ class ControllerParams:
     #: allStart). `light_timeout`: counts stopped by a light without hearing it before driving on
     #: anyway (0: wait for the go, as the report's robots did). `light_siding_count`: counts of
     #: driving after the stop in a location during which the robot still obeys the location's
-    #: light as a robot leaving the siding (about 36 cm at the lowest speed: up to the merge).
+    #: light as a robot leaving the siding: 40 counts at the lowest speed are 19 cm, from the
+    #: stop (41 cm before the merge) to 22 cm before it, where the lanes come closer than a
+    #: Thymio's width. From there it has started merging and, like a robot crossing, ignores
+    #: the light (docs/traffic.md).
     obey_lights: bool = True
     light_timeout: int = 0
-    light_siding_count: int = 75
+    light_siding_count: int = 40
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
     seed: int = 0
 
@@ -294,8 +297,9 @@ class RoadController:
 
     def _triggers(self, follow: int, read: int, marks: bool = False) -> bool:
         """A black bit under the reading sensor, with the report's security. The strict security
-        is not applied to the crossroad's marks: one of them is the perpendicular road's black
-        edge, which the follow sensor meets at the same time (`marks=True`)."""
+        is not applied to the crossroad's marks (`marks=True`): on its 10.8 cm circle the follow
+        sensor rides well on the dark side of the grey reference, which is how the P controller
+        turns that tightly."""
         p = self.params
         if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin:
             return False

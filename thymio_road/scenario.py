@@ -271,6 +271,9 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     calibration_file = f.optional('calibration', str, '')
     auto_calibrate = f.optional('calibrate', bool, False)
     missions = f.optional('missions', dict, {})
+    #: Arc lengths on `road` for named robots, instead of the even spacing (e.g. two robots
+    #: timed to meet at an intersection).
+    positions = f.optional('positions', dict, {})
     f.done()
     if calibration_file:
         # Per-robot parameters measured by `thymio-road calibrate` (report §10); explicit
@@ -326,7 +329,13 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         if not all(m.isdigit() and 1 <= int(m) <= 7 for m in numbers):
             raise ScenarioError(f'{source}: scenario.robots.missions.{name}: location numbers are 1..7, '
                                 f'got {mission!r}')
-        entries.append(RobotEntry(name, road_id, start + k * spacing, params, ','.join(numbers)))
+        s = start + k * spacing
+        if name in positions:
+            s = positions[name]
+            if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < road.length:
+                raise ScenarioError(f'{source}: scenario.robots.positions.{name}: must be an arc length in '
+                                    f"[0, {road.length:.3f}) m on road '{road_id}', got {s!r}")
+        entries.append(RobotEntry(name, road_id, float(s), params, ','.join(numbers)))
     return tuple(entries)
 
 

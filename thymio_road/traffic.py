@@ -130,14 +130,18 @@ def light_places(graph: Any) -> list[LightPlace]:
 
 
 def _crossroad_lights(graph: Any, inter: Any, ids: dict[str, int], where: str) -> list[LightPlace]:
-    """Two lights; opposite arms share a phase (arms 0 and 2, then 1 and 3); each arm's in-lane is
-    commanded by the light nearer to the end of that lane, and addressed by its predecessors."""
+    """The crossroad's lights. Opposite arms share a phase (arms 0 and 2, then 1 and 3). Each
+    arm's in-lane is addressed by the nodes its robots come from (Appendix A: oldNode). Light
+    places are either one per arm (``extra['lights']`` = {arm: pose}: each light commands its
+    arm) or a list (the report's pair: each lane is commanded by the light nearer to its end)."""
     from thymio_road.map import MapError
     src = graph.road_map.source
     arms = list(inter.extra.get('arms', []))
     in_roads = inter.extra.get('in', {})
-    poses = [tuple(map(float, p)) for p in inter.extra['lights']]
-    lanes: list[tuple[Lane, tuple[float, float]]] = []
+    given = inter.extra['lights']
+    per_arm = isinstance(given, dict)
+    poses = [tuple(map(float, p)) for p in (given.values() if per_arm else given)]
+    lane_of: dict[str, tuple[Lane, tuple[float, float]]] = {}
     owner: dict[int, tuple[str, int]] = {}
     for k, arm in enumerate(arms):
         road_id = in_roads.get(arm)
@@ -160,11 +164,17 @@ def _crossroad_lights(graph: Any, inter: Any, ids: dict[str, int], where: str) -
                                'tell them apart')
             owner[a] = (arm, phase)
         road = graph.road_map.road(road_id)
-        end = road.pose_at(road.length)[:2]
-        lanes.append((Lane(arm, addresses, phase), end))
+        lane_of[arm] = (Lane(arm, addresses, phase), road.pose_at(road.length)[:2])
     out = []
+    if per_arm:
+        for arm, pose in given.items():
+            if arm not in lane_of:
+                raise MapError(f"{src}: {where}: a light stands at arm '{arm}', which the crossroad does not have")
+            out.append(LightPlace(f'light_{inter.id}_{arm}', inter.id, inter.kind, ids[inter.id],
+                                  tuple(map(float, pose)), (lane_of[arm][0],)))
+        return out
     for j, pose in enumerate(poses):
-        mine = tuple(lane for lane, end in lanes
+        mine = tuple(lane for lane, end in lane_of.values()
                      if min(range(len(poses)), key=lambda i: math.dist(poses[i][:2], end)) == j)
         out.append(LightPlace(f'light_{inter.id}_{j}', inter.id, inter.kind, ids[inter.id], pose, mine))
     return out
@@ -194,7 +204,7 @@ class Timing:
     """Fixed-time control: each phase `green` seconds, then `clearance` seconds all red."""
 
     green: float = 8.0
-    clearance: float = 3.0
+    clearance: float = 5.0
     #: Seconds added to the clock (lights of one crossroad share it, so they stay in step).
     offset: float = 0.0
 

@@ -1,0 +1,372 @@
+"""Traffic lights: the pure core (codes, phases, lanes, battery), the controller's obedience,
+map-parse checks of the addressing, the scenario wiring, and an embedded run at a location exit."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import yaml
+
+from swarm_comm.prox_comm import ENKI_DOC, ProxCommChannel, naive_step, range_with_gain
+from thymio_road.controller import Action, ControllerParams, RoadController, State
+from thymio_road.intersections import Intersection, advance, crossroad
+from thymio_road.map import MapError, load_map
+from thymio_road.road_graph import RoadGraph
+from thymio_road.scenario import ScenarioError, config_dir, load_scenario, node_specs, robot_specs
+from thymio_road.traffic import (ALL_STOP, GO, STOP, Battery, Lane, LightPlace, Timing, TrafficLight, decode,
+                                 light_places, node_ids)
+
+
+# --- codes and phases -----------------------------------------------------------------------------
+
+def test_decode_codes():
+    assert decode(20) == ('stop', 0) and decode(39) == ('stop', 19)
+    assert decode(40) == ('go', 0) and decode(47) == ('go', 7)
+    assert decode(62) == ('all_stop', 2) and decode(79) == ('all_stop', 19)
+    for code in (0, 1, 19, 80, 100, 2047, -3):
+        assert decode(code) is None
+
+
+def test_timing_phases_and_clearance():
+    t = Timing(green=8.0, clearance=5.0)
+    assert [t.phase_at(x) for x in (0.0, 7.9, 8.1, 12.9, 13.0, 20.9, 21.5, 25.9, 26.0)] == \
+        [0, 0, None, None, 1, 1, None, None, 0]
+    assert Timing(green=8.0, clearance=5.0, offset=13.0).phase_at(0.0) == 1
+    with pytest.raises(ValueError):
+        Timing(green=0.0)
+    with pytest.raises(ValueError):
+        Timing(clearance=-1.0)
+
+
+def _location_place(node=3):
+    return LightPlace('light_L', 'L', 'location', node, (0.0, 0.0, 0.0),
+                      (Lane('road', (node,), 0), Lane('siding', (node,), 1)))
+
+
+def test_location_light_one_code_per_phase_and_colours():
+    light = TrafficLight(_location_place(3), Timing(green=8.0, clearance=5.0))
+    assert light.codes(1.0) == [3 + GO]          # the road lane goes, the siding is held
+    assert light.codes(10.0) == [3 + ALL_STOP]   # clearance: both held
+    assert light.codes(15.0) == [3 + STOP]       # the siding goes, the road lane stops
+    assert light.led(1.0) == (0, 32, 0) and light.led(15.0) == (0, 0, 32) and light.led(10.0) == (32, 0, 0)
+
+
+def test_crossroad_light_cycles_through_its_lanes():
+    place = LightPlace('light_C', 'C', 'crossroad', 0, (0.0, 0.0, 0.0),
+                       (Lane('n', (4,), 0), Lane('e', (5, 6), 1)))
+    light = TrafficLight(place, Timing(green=8.0, clearance=5.0))
+    assert light.codes(1.0) == [4 + GO, 5 + STOP, 6 + STOP]
+    assert light.codes(15.0) == [4 + STOP, 5 + GO, 6 + GO]
+    assert light.codes(10.0) == [4 + STOP, 5 + STOP, 6 + STOP]   # all red: every lane is told to stop
+    # One value per 0.1 s period: the lanes in turn.
+    assert [light.code(1.0, k) for k in range(4)] == [44, 25, 26, 44]
+
+
+# --- the battery law ------------------------------------------------------------------------------
+
+def test_battery_law_halves_the_intensity_every_half_life():
+    b = Battery(decay=True, half_life=600.0)
+    assert b.charge(0) == 1.0 and b.charge(600) == pytest.approx(0.5) and b.charge(1800) == pytest.approx(0.125)
+    assert Battery(decay=False, half_life=600.0).charge(1800) == 1.0
+    assert b.voltage(0) == pytest.approx(4.2) and b.voltage(1e9) == pytest.approx(3.3)
+    # Range with the documented channel: x0 + √g (ρ − x0).
+    assert range_with_gain(ENKI_DOC, 1.0) == pytest.approx(0.23)
+    assert range_with_gain(ENKI_DOC, b.charge(600)) == pytest.approx((0.02 + math.sqrt(0.5) * 22.98) / 100)
+    assert range_with_gain(ENKI_DOC, b.charge(1800)) == pytest.approx(0.081, abs=0.001)
+    with pytest.raises(ValueError):
+        Battery(half_life=0.0)
+
+
+def test_channel_gain_shrinks_the_range_as_the_law_says():
+    ch = ProxCommChannel(ENKI_DOC)
+    # Transmitter's centre sensor straight at the receiver's centre sensor, `d` apart.
+    front = 0.0795
+
+    def heard(d, gain):
+        poses = np.array([[0.0, 0.0, 0.0], [2 * front + d, 0.0, math.pi]])
+        rec = ch.step(poses, [0], [42], gains=np.array([gain, 1.0]))
+        ref = naive_step(ch, poses, [0], [42], gains=np.array([gain, 1.0]))
+        assert rec.rows() == ref.rows()
+        return len(rec) > 0
+
+    for gain in (1.0, 0.5, 0.125):
+        r = range_with_gain(ENKI_DOC, gain)
+        assert heard(r - 0.003, gain) and not heard(r + 0.003, gain)
+    with pytest.raises(ValueError):
+        ch.step(np.zeros((2, 3)) + [[0, 0, 0], [1, 0, 0]], [0], [1], gains=np.array([1.0]))
+
+
+# --- the controller -------------------------------------------------------------------------------
+
+def _at_location(counter_continue=1, state=State.ACTION, node=2):
+    c = RoadController(ControllerParams())
+    c.action, c.counter_continue, c.state, c.current_node = Action.LOCATION, counter_continue, state, node
+    return c
+
+
+GROUND, PROX = [500, 900], [0] * 7
+
+
+def test_road_lane_stops_on_plus20_goes_on_plus40():
+    c = _at_location()
+    c.on_comm(2 + GO)
+    assert not c.stopped_by_light
+    c.on_comm(3 + STOP)               # another location's light: not addressed
+    assert not c.stopped_by_light
+    c.on_comm(2 + STOP)
+    assert c.stopped_by_light and c.state is State.STOP
+    assert c.step(GROUND, PROX) == (0, 0)
+    c.on_comm(2 + GO)
+    assert not c.stopped_by_light and c.state is State.ACTION
+    assert c.step(GROUND, PROX) != (0, 0)
+    c.on_comm(2 + ALL_STOP)
+    assert c.stopped_by_light
+    kinds = [(e.kind, e.data.get('command')) for e in c.drain_events() if e.kind == 'light']
+    assert kinds == [('light', 'stop'), ('light', 'go'), ('light', 'stop')]
+
+
+def test_siding_lane_obeys_the_opposite_codes_with_the_stop_frozen():
+    c = _at_location(counter_continue=0, state=State.STOP)
+    c.light_lane, c.delivering = 'siding', True
+    c.counter = 100
+    c.on_comm(2 + GO)                  # the road lane's green holds the siding: timer frozen
+    assert c.increment_counter == 0 and not c.stopped_by_light
+    for _ in range(50):
+        c.step(GROUND, PROX)
+    assert c.counter == 100 and c.delivering
+    c.on_comm(2 + STOP)                # the siding's green
+    for _ in range(60):
+        c.step(GROUND, PROX)
+    assert not c.delivering and c.state is State.ROAD
+    # Driving out of the siding: held on +40 and +60, released on +20.
+    c.on_comm(2 + GO)
+    assert c.stopped_by_light
+    c.on_comm(2 + STOP)
+    assert not c.stopped_by_light and c.state is State.ROAD
+    # Once it has driven light_siding_count counts it is merging: the light no longer holds it.
+    for _ in range(c.params.light_siding_count + 1):
+        c.step(GROUND, PROX)
+    c.on_comm(2 + GO)
+    assert not c.stopped_by_light and c.light_context() is None
+
+
+def test_never_stopped_while_crossing_and_not_before_the_location():
+    c = _at_location(state=State.CONTINUE)
+    c.on_comm(2 + STOP)
+    assert not c.stopped_by_light
+    c = _at_location(counter_continue=0)   # approaching the siding entry
+    c.on_comm(2 + STOP)
+    c.on_comm(2 + GO)
+    assert not c.stopped_by_light and c.increment_counter == 1
+    c = _at_location(counter_continue=2)   # crossing the merge
+    c.on_comm(2 + STOP)
+    assert not c.stopped_by_light
+
+
+def test_crossroad_lane_is_addressed_by_the_node_it_came_from():
+    c = RoadController(ControllerParams())
+    c.action, c.state, c.counter_continue = Action.CROSSROAD, State.ACTION, 0
+    c.previous_node, c.current_node = 4, 0
+    c.on_comm(0 + STOP)                # the crossroad's own id: not this lane
+    assert not c.stopped_by_light
+    c.on_comm(4 + STOP)
+    assert c.stopped_by_light
+    c.on_comm(5 + GO)                  # another lane's go
+    assert c.stopped_by_light
+    c.on_comm(4 + GO)
+    assert not c.stopped_by_light and c.state is State.ACTION
+    c.counter_continue = 1             # it has started crossing: lights are ignored
+    c.on_comm(4 + STOP)
+    assert not c.stopped_by_light
+    c.counter_continue, c.previous_node = 0, None   # it does not know where it came from
+    c.on_comm(4 + STOP)
+    assert not c.stopped_by_light
+
+
+def test_timeout_and_disobedience():
+    c = RoadController(ControllerParams(light_timeout=30))
+    c.action, c.state, c.counter_continue, c.current_node = Action.LOCATION, State.ACTION, 1, 2
+    c.on_comm(2 + STOP)
+    for _ in range(30):
+        assert c.step(GROUND, PROX) == (0, 0)
+    c.step(GROUND, PROX)
+    assert not c.stopped_by_light and c.state is State.ACTION
+    c = RoadController(ControllerParams(obey_lights=False))
+    c.action, c.state, c.counter_continue, c.current_node = Action.LOCATION, State.ACTION, 1, 2
+    c.on_comm(2 + STOP)
+    assert not c.stopped_by_light
+
+
+# --- the map: places, ids, ambiguity ----------------------------------------------------------------
+
+def test_shipped_maps_have_location_lights_clear_of_the_roads():
+    for name, n in (('simple', 1), ('final', 5)):
+        m = load_map(config_dir() / 'maps' / f'{name}.yaml')
+        places = [p for p in light_places(RoadGraph.build(m)) if p.kind == 'location']
+        assert len(places) == n
+        ids = node_ids(m)
+        assert all(p.node == ids[p.intersection] <= 19 for p in places)
+        assert len({p.node for p in places}) == n
+
+
+def _fake_graph(intersections, roads=(), approaches=None, options=()):
+    road_map = SimpleNamespace(source='fake.yaml', intersections=tuple(intersections), roads=list(roads),
+                               road=lambda rid: next(r for r in roads if r.id == rid))
+    return SimpleNamespace(road_map=road_map, approaches=approaches or {}, all_options=list(options))
+
+
+def test_a_light_needing_a_node_id_above_19_is_refused():
+    inters = [Intersection(f'B{k}', 'branching') for k in range(20)]
+    inters.append(Intersection('L9', 'location', number=1, extra={'lights': [(0.0, 0.0, 0.0)]}))
+    with pytest.raises(MapError, match=r"intersection 'L9' \(location\).*node id 20"):
+        light_places(_fake_graph(inters))
+
+
+def test_a_light_standing_on_a_road_is_refused():
+    road = SimpleNamespace(id='main', sample=lambda step: np.array([[x, 0.05, 0.0] for x in np.linspace(0, 1, 50)]))
+    inter = Intersection('L1', 'location', number=1, extra={'lights': [(0.5, 0.0, 0.0)]})
+    with pytest.raises(MapError, match=r"'L1'.*light_L1.*5\.\d cm from road 'main'"):
+        light_places(_fake_graph([inter], [road]))
+
+
+def _crossroad_graph(previous):
+    """A synthetic crossroad from the generator: arm in-lanes entered from the nodes `previous`."""
+    g = crossroad('C1', (1.0, 1.0), ['e', 'n', 'w', 's'], 0.0)
+    inter = g.intersections[0]
+    inter.extra['lights'] = [(1.2, 1.2, 0.0), (0.8, 0.8, math.pi)]
+    roads = []
+    for d in g.roads:
+        start = (d['start'][0], d['start'][1], math.radians(d['start'][2]))
+        end = advance(start, d['pieces'])
+        roads.append(SimpleNamespace(id=d['id'], length=1.0, pose_at=lambda s, end=end: end,
+                                     sample=lambda step: np.zeros((0, 3))))
+    nodes = [Intersection('R', 'roundabout'), Intersection('B', 'branching'), Intersection('X', 'branching'), inter]
+    approaches, options = {}, []
+    for arm, prev in zip(['e', 'n', 'w', 's'], previous):
+        key = f'C1@{arm}'
+        approaches[key] = SimpleNamespace(node='C1', road=inter.extra['in'][arm])
+        approaches[f'{prev}@x'] = SimpleNamespace(node=prev, road='elsewhere')
+        options.append(SimpleNamespace(approach=f'{prev}@x', target=key))
+    return _fake_graph(nodes, roads, approaches, options)
+
+
+def test_crossroad_lanes_are_addressed_by_their_previous_nodes():
+    places = light_places(_crossroad_graph(['R', 'B', 'R', 'X']))
+    lanes = {lane.name: lane for p in places for lane in p.lanes}
+    assert {k: (v.addresses, v.phase) for k, v in lanes.items()} == \
+        {'e': ((0,), 0), 'n': ((1,), 1), 'w': ((0,), 0), 's': ((2,), 1)}
+    assert sorted(len(p.lanes) for p in places) == [2, 2]   # each light commands the two nearer lanes
+
+
+def test_crossroad_arms_from_one_node_in_two_phases_are_refused():
+    with pytest.raises(MapError, match=r"'C1' \(crossroad\): arms 'e' and 'n' are both entered from node 'R'"):
+        light_places(_crossroad_graph(['R', 'R', 'B', 'X']))
+
+
+# --- scenarios -----------------------------------------------------------------------------------
+
+def test_final_traffic_scenario_wires_lights_in_both_runtimes():
+    sc = load_scenario('final_traffic')
+    names = [x.name for x in sc.lights]
+    assert len(sc.robots) == 10 and set(names) >= {f'light_L{k}' for k in range(1, 6)}
+    specs = robot_specs(sc)
+    assert [s.static for s in specs] == [False] * 10 + [True] * len(names)
+    lights = [s for s in node_specs(sc) if s.executable == 'thymio_traffic_light']
+    assert [(s.name, s.namespace) for s in lights] == [('traffic_light', f'/{n}') for n in names]
+    assert lights[0].parameters['clearance'] == 5.0 and lights[0].parameters['battery_decay'] is False
+    assert sc.controller['avoidance'] == 'v2' and sc.ir is not None
+
+
+def _scenario(tmp_path, **extra):
+    data = {'map': str(config_dir() / 'maps' / 'simple.yaml'), 'robots': {'count': 1, 'road': 'outer'}, 'ir': {}}
+    data.update(extra)
+    path = tmp_path / 's.yaml'
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_light_settings_are_checked(tmp_path):
+    sc = load_scenario(_scenario(tmp_path, lights={'battery': {'decay': True, 'half_life': 300.0},
+                                                   'overrides': {'light_L1': {'green': 4.0}}}))
+    assert sc.lights[0].battery.decay and sc.lights[0].battery.half_life == 300.0 and sc.lights[0].timing.green == 4.0
+    for bad, message in (({'at': ['R1']}, "no light place at 'R1'"), ({'green': -1.0}, 'green must be'),
+                         ({'battery': {'decay': 'yes'}}, 'decay'), ({'overrides': {'light_X': {}}}, "no light 'light_X'"),
+                         ({'colour': 'red'}, "unknown field 'colour'")):
+        with pytest.raises(ScenarioError, match=message):
+            load_scenario(_scenario(tmp_path, lights=bad))
+    path = _scenario(tmp_path, lights={})
+    data = yaml.safe_load(path.read_text())
+    del data['ir']
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ScenarioError, match='needs the IR medium'):
+        load_scenario(path)
+
+
+# --- end to end: two robots at a location exit -----------------------------------------------------
+
+def _exit_run(tmp_path, lights: bool):
+    """Robot 1 enters the location (mission), robot 2 follows 20 cm behind and continues: without
+    a light they reach the merge together (the report's Fig. 16). The light's offset puts the
+    siding's green when they arrive, so the road lane's robot is stopped, then let go."""
+    from thymio_road import msgs
+    from thymio_road.runtime.run import Graph
+    from thymio_road.traffic_measures import TrafficProbe
+    data = {'name': 'exit', 'map': str(config_dir() / 'maps' / 'simple.yaml'), 'duration': 55.0, 'seed': 1,
+            'controller': {'speed': 150, 'trigger_security': 'strict'},
+            'robots': {'count': 2, 'road': 'outer', 'start': 2.0, 'missions': {'thymio1': [1]},
+                       'positions': {'thymio2': 1.8}, 'overrides': {'thymio2': {'seed': 2}}},
+            'ir': {}}
+    if lights:
+        data['lights'] = {'green': 8.0, 'clearance': 5.0, 'offset': 11.0}
+    path = tmp_path / f'exit_{lights}.yaml'
+    path.write_text(yaml.safe_dump(data))
+    sc = load_scenario(path)
+    graph = Graph(sc)
+    probe = TrafficProbe(graph)
+    world = graph.world_node.world
+    events: dict[str, list] = {'thymio1': [], 'thymio2': []}
+
+    def on_event(name, msg):
+        e = json.loads(msg.data)
+        if e['kind'] in ('light', 'decision'):
+            events[name].append((e, world.poses[world.index[name], :2].copy()))
+    for name in events:
+        probe.node.create_subscription(msgs.String, f'/{name}/controller/events',
+                                       lambda m, n=name: on_event(n, m), msgs.qos(100))
+    graph.run(sc.duration)
+    return probe, events
+
+
+def test_location_light_keeps_the_two_lanes_apart(tmp_path):
+    probe, events = _exit_run(tmp_path, lights=True)
+    assert probe.monitor.episodes == [] and probe.summary()['hull_contacts'] == 0
+    lights1 = [e['command'] for e, _ in events['thymio1'] if e['kind'] == 'light']
+    lights2 = [(e['command'], e['lane'], pos) for e, pos in events['thymio2'] if e['kind'] == 'light']
+    decisions2 = [e['choice'] for e, _ in events['thymio2'] if e['kind'] == 'decision']
+    assert decisions2 == ['continue', 'continue']          # robot 2 went through on the road
+    assert lights1 == ['hold', 'go']                        # robot 1's stop in the siding was held, then let go
+    assert [c for c, _, _ in lights2] == ['stop', 'go'] and {lane for _, lane, _ in lights2} == {'road'}
+    stop_at, go_at = lights2[0][2], lights2[1][2]
+    assert np.hypot(*(go_at - stop_at)) < 0.01              # it really stood still while told to stop
+    assert probe.passages == 2                              # and both got through
+
+
+def test_without_the_light_the_lanes_meet(tmp_path):
+    probe, _ = _exit_run(tmp_path, lights=False)
+    assert len(probe.monitor.episodes) >= 1
+
+
+def test_battery_state_dims_the_light_in_the_medium(tmp_path):
+    from thymio_road.runtime.run import Graph
+    sc = load_scenario(_scenario(tmp_path, lights={'battery': {'decay': True, 'half_life': 5.0}}))
+    graph = Graph(sc)
+    graph.run(10.5)
+    medium = graph.nodes['/ir_medium']
+    light = medium.names.index('light_L1')
+    assert medium.gains[light] == pytest.approx(0.5 ** (10.1 / 5.0))   # published at t = 10.1 s
+    assert medium.gains[medium.names.index('thymio1')] == 1.0
+    assert graph.world_node.world.specs[graph.world_node.world.index['light_L1']].static
