@@ -222,6 +222,23 @@ def run_mobile_experiments(out: Path | str, seed: int, messages: int = 25,
         'flooding_significantly_worse_for_robots': [n for n in robots if gains[n]['gain'] + gains[n]['gain_ci95'] < 0]})
 
 
+def plot_scalability(path: Path, density, mean, std, reading: str) -> None:
+    """Fig. 20a: n_C (mean ± std) against density, with the paper's ≈ 15 peak and 6 at the densest packing."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    mean, std = np.asarray(mean), np.asarray(std)
+    ax.plot(density, mean, 'o-', label='simulated')
+    ax.fill_between(density, mean - std, mean + std, alpha=0.3)
+    for level, where, text in ((15, 1.0, 'paper: peak ≈ 15'), (6, 0.55, 'paper: densest packing 6')):
+        ax.axhline(level, color='grey', linestyle='--', linewidth=0.8)
+        ax.text(density[-1] * where, level + 0.3, text, ha='right', va='bottom', fontsize=8, color='grey')
+    ax.set(xlabel='robot density (robots/m²)', ylabel='channels n_C (mean ± std)',
+           title=f'Fig. 20a: n_C against density\n({reading})')
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def run_scalability(out: Path | str, seed: int, trials: int = 100,
                     counts: tuple[int, ...] | None = None, radius: float = 61.0,
                     channel: str = DEFAULT_CHANNEL, occlusion: str = 'paths', layout: str = DEFAULT_LAYOUT) -> dict:
@@ -236,18 +253,10 @@ def run_scalability(out: Path | str, seed: int, trials: int = 100,
     _write_csv(out / 'scalability.csv', ['robots', 'density_per_m2', 'mean_channels', 'std_channels', 'ci95',
                                          'trials'],
                [[p.robots, p.density, p.mean_channels, p.std_channels, p.ci95, p.trials] for p in points])
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
     density = [p.density for p in points]
     mean = np.array([p.mean_channels for p in points])
     std = np.array([p.std_channels for p in points])
-    ax.plot(density, mean, 'o-')
-    ax.fill_between(density, mean - std, mean + std, alpha=0.3)
-    ax.set(xlabel='robot density (robots/m²)', ylabel='channels n_C (mean ± std)',
-           title=f'Fig. 20a: n_C against density ({layout}, {channel}, occlusion {occlusion})')
-    fig.tight_layout()
-    fig.savefig(out / 'scalability.png', dpi=120)
-    plt.close(fig)
+    plot_scalability(out / 'scalability.png', density, mean, std, f'{layout}, {channel}, occlusion {occlusion}')
     peak = int(np.argmax(mean))
     return _write_summary(out, 'scalability', {
         'trials': trials, 'seconds': elapsed, 'layout': layout, 'channel': channel, 'occlusion': occlusion,
