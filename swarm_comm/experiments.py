@@ -229,9 +229,10 @@ def plot_scalability(path: Path, density, mean, std, reading: str) -> None:
     mean, std = np.asarray(mean), np.asarray(std)
     ax.plot(density, mean, 'o-', label='simulated')
     ax.fill_between(density, mean - std, mean + std, alpha=0.3)
-    for level, where, text in ((15, 1.0, 'paper: peak ≈ 15'), (6, 0.55, 'paper: densest packing 6')):
+    for level, where, text in ((15, 0.98, 'paper: peak ≈ 15'), (6, 0.6, 'paper: densest packing 6')):
         ax.axhline(level, color='grey', linestyle='--', linewidth=0.8)
-        ax.text(density[-1] * where, level + 0.3, text, ha='right', va='bottom', fontsize=8, color='grey')
+        ax.text(where, level + 0.3, text, ha='right', va='bottom', fontsize=8, color='grey',
+                transform=ax.get_yaxis_transform())
     ax.set(xlabel='robot density (robots/m²)', ylabel='channels n_C (mean ± std)',
            title=f'Fig. 20a: n_C against density\n({reading})')
     fig.tight_layout()
