@@ -68,9 +68,9 @@ def test_centre_line_of_sight_is_blocked_by_a_body_and_by_the_contact_of_two_tou
 
 
 def test_a_touching_neighbour_is_missed_in_a_quarter_of_random_orientations_even_unoccluded():
-    # why the densest packing gives about 4.4 rather than 6 channels: at contact the sensors sit on the
-    # touching bodies, and a path needs an emitter and a detector on the same side of the contact point,
-    # facing each other within their half-spaces (h_e, h_d = 0 beyond ±90°)
+    # with the driver table's layout (sensors on the rim, the default EPuckGeometry) the densest packing
+    # gives about 4 rather than 6 channels: at contact a path needs an emitter and a detector on the same
+    # side of the contact point, facing each other within their half-spaces (h_e, h_d = 0 beyond ±90°)
     rng = np.random.default_rng(7)
     h = rng.uniform(-np.pi, np.pi, (4000, 2))
     gains = link_gains(np.zeros(2), h[:, 0], np.array([7.0, 0.0]), h[:, 1], G, P)
