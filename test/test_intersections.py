@@ -88,3 +88,84 @@ def test_a_road_from_an_unknown_arm_is_rejected(tmp_path):
             'roads': [{'id': 'x', 'from': 'R.exit.c', 'pieces': [{'straight': 0.2}]}]}
     with pytest.raises(MapError, match=r"roads\[0\] 'x'.from: no arm 'R.exit.c'"):
         load_map(write(tmp_path, data))
+
+
+CROSS_MAP = {
+    'name': 'crossroad test', 'size': [3.2, 3.2],
+    'intersections': [{'crossroad': {'id': 'X1', 'center': [1.6, 1.6], 'arms': ['s', 'e', 'n', 'w'],
+                                     'heading_deg': 90, 'lights': False}}],
+    # each exit turns back into the next arm's entry through a loop
+    'roads': [{'id': f'loop_{a}', 'from': f'X1.out.{b}', 'to': f'X1.in.{a}', 'radius': 0.1,
+               'pieces': [{'straight': 0.2}, {'arc': {'radius': 0.108, 'angle_deg': 180}}]}
+              for a, b in (('n', 's'), ('e', 'w'), ('s', 'n'), ('w', 'e'))],
+    'barcodes': [{'road': f'X1.in.{a}', 'at': 0.05, 'code': 5} for a in 'senw'],
+}
+
+
+@pytest.fixture(scope='module')
+def cross(tmp_path_factory):
+    path = tmp_path_factory.mktemp('cross') / 'cross.yaml'
+    path.write_text(yaml.safe_dump(CROSS_MAP))
+    return load_map(path)
+
+
+def test_crossroad_lanes_circle_marks_and_blind_square(cross):
+    from thymio_road.intersections import ROAD_WIDTH
+    (x1,) = cross.intersections
+    r = x1.extra['radius']
+    assert r == pytest.approx(0.108)  # the report's 10.8 cm (§7.4): CONTINUE lands on the circle
+    # The south in-lane heads north on x = 1.6 + r and stops where the circle's band meets it.
+    lane = cross.road('X1.in.s')
+    x, y, h = lane.pose_at(lane.length)
+    assert (x, h) == pytest.approx((1.6 + r, math.pi / 2)) and y == pytest.approx(1.6 - math.sqrt(2 * r * ROAD_WIDTH))
+    # Its out-lane (straight on) starts beyond the blind square.
+    out = cross.road('X1.out.s')
+    assert out.pose_at(0.0)[:2] == pytest.approx((1.6 + r, 1.6 + r + ROAD_WIDTH + 0.01))
+    # Three marks in driving order: the right turn's split, onto the circle, off the circle.
+    assert [m for m, _ in x1.marks['X1.in.s']] == ['X1.turn_mark.s', 'X1.cross_mark.s']
+    circle_mark = next(b for b in cross.barcodes if b.id == x1.extra['circle_marks']['s'])
+    assert circle_mark.road == 'X1.circle' and math.degrees(circle_mark.end / r) == pytest.approx(22.0)
+    # The square is ground truth "on the road" (driven blind), the approach is not.
+    def blind(px, py):
+        row, col = cross.pixel_scalar(px, py)
+        return bool(cross.blind_area[row, col])
+    assert blind(1.6, 1.6) and blind(1.6 + r - 0.05, 1.6 - r + 0.02)
+    assert not blind(1.6 + r - 0.05, 1.0) and not blind(1.2, 1.2)
+
+
+def test_crossroad_options_in_the_road_graph(cross):
+    from thymio_road.road_graph import check_graph
+    graph = check_graph(cross)
+    options = {o.label: o for o in graph.options['X1@X1.turn_mark.s']}
+    assert set(options) == {'exit 0', 'through', 'exit 2'}
+    assert options['exit 0'].branch == 'X1.right.s'        # right: the east exit
+    assert options['through'].branch == 'X1.out.s'         # straight on: north
+    assert options['exit 2'].branch == 'X1.out.e'          # left: the west exit
+    assert options['through'].roads[0] == 'X1.circle'
+
+
+@pytest.mark.parametrize('way,out', [('right', 'X1.out.w'), ('straight', 'X1.out.s'), ('left', 'X1.out.e')])
+def test_a_robot_takes_each_way_through_the_crossroad(cross, way, out):
+    """Right, straight and left from the south arm end on their out-lanes, with no road loss."""
+    from thymio_road.calibration import calibrate
+    from thymio_road.controller import ControllerParams, RoadController
+    from thymio_road.world import RobotSpec, World, WorldParams, start_pose_on_road
+    params = WorldParams()
+    world = World(cross, [RobotSpec('r', *start_pose_on_road(cross, 'loop_s', 0.1))], params, seed=3)
+    controller = RoadController(ControllerParams(speed=150, trigger_security='strict', bias_crossroad=100,
+                                                 bias_crossroad_left=85, **calibrate(1, 3, params)[0]))
+    controller.choose_direction = lambda: way
+    t, left_at, roads = 0.0, None, []
+    while t < 45.0 and (left_at is None or t < left_at + 3.0):
+        t += 0.1
+        world.sync(0, t)
+        ground, prox = world.read_ground(0), world.read_prox(0)
+        world.record_road_truth(0)
+        world.command(0, *controller.step(ground, prox), at=t)
+        for e in controller.drain_events():
+            if e.kind == 'left' and e.data['action'] == 'crossroad':
+                left_at = t
+        roads.append(world.road_under(0))
+    assert left_at is not None, 'never left the crossroad'
+    assert roads[-1] == out
+    assert world.road_losses[0] == 0

@@ -6,7 +6,7 @@ from thymio_road.scenario import load_scenario
 
 
 @pytest.mark.parametrize('name,kinds', [('simple', {'roundabout', 'location'}),
-                                        ('final', {'roundabout', 'location', 'branching'})])
+                                        ('final', {'roundabout', 'location', 'branching', 'crossroad'})])
 def test_thirty_minutes_without_road_loss_and_on_the_chosen_branch(name, kinds):
     summary, score = drive(load_scenario(name, duration=1800))
     assert summary['road_losses'] == 0
@@ -17,6 +17,8 @@ def test_thirty_minutes_without_road_loss_and_on_the_chosen_branch(name, kinds):
     counts = score.counts()
     assert {key.split()[0] for key in counts} == kinds
     assert any(key.endswith('exit') for key in counts) and any(key.endswith('continue') for key in counts)
+    if 'crossroad' in kinds:
+        assert {key.split()[1] for key in counts if key.startswith('crossroad')} == {'right', 'straight', 'left'}
 
 
 def test_delivery_missions_from_the_scenario_are_completed():
@@ -27,7 +29,7 @@ def test_delivery_missions_from_the_scenario_are_completed():
     from thymio_road.runtime.node import EmbeddedNode
     from thymio_road.runtime.run import Graph
 
-    scenario = load_scenario('delivery', duration=700)
+    scenario = load_scenario('delivery', duration=800)
     graph = Graph(scenario)
     arrivals = {r.name: [] for r in scenario.robots}
     observer = EmbeddedNode(graph.executor, 'observer')

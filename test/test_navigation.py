@@ -192,7 +192,7 @@ def test_end_to_end_twenty_random_destinations_on_the_final_map():
     from thymio_road.runtime.node import EmbeddedNode
     from thymio_road.runtime.run import Graph
     from thymio_road.scenario import load_scenario
-    graph = Graph(load_scenario('final', duration=4800, seed=1, robots=1))
+    graph = Graph(load_scenario('final', duration=5400, seed=1, robots=1))
     events = []
     probe = EmbeddedNode(graph.executor, 'probe')
     probe.create_subscription(msgs.String, '/thymio1/controller/events',
@@ -200,7 +200,7 @@ def test_end_to_end_twenty_random_destinations_on_the_final_map():
     pub = probe.create_publisher(msgs.String, '/thymio1/mission', msgs.qos(10))
     graph.run(0.1)
     pub.publish(msgs.String(data=','.join(map(str, destinations))))
-    graph.run(4800)
+    graph.run(5400)
     arrivals = [e for e in events if e['kind'] == 'arrival' and e['target']]
     assert [a['location'] for a in arrivals] == destinations
     mean = arrivals[-1]['t'] / len(arrivals)

@@ -372,11 +372,11 @@ class RoadController:
         self.counter_continue = 0
         self.events.append(Event('intersection', {'action': action.name.lower()}))
         if action is Action.CROSSROAD:
-            # The crossroad's way is chosen on its barcode ("call math.rand(random);
-            # decisionState = random%3"), then played out bit by bit.
-            self.direction = self.choose_direction()
+            # The report draws the way on the barcode ("call math.rand(random); decisionState =
+            # random%3"); we draw it at the first mark, before anything depends on it, so that
+            # a route planner has seen the robot arrive at this node (Navigator).
+            self.direction = ''
             self.turned_left = False
-            self.events.append(Event('decision', {'action': 'crossroad', 'mark': 0, 'choice': self.direction}))
         self._set_state(State.ACTION)
 
     # --- intersections (report §7, Appendix A) -----------------------------------------------------
@@ -432,6 +432,9 @@ class RoadController:
         """The crossroad's sequences (§7.4): right exits at the first bit; straight crosses four
         times; left crosses twice, follows the central circle from the third bit (EXIT, then
         back to ACTION) and crosses twice more from the next one."""
+        if not self.direction:
+            self.direction = self.choose_direction()
+            self.events.append(Event('decision', {'action': 'crossroad', 'mark': 0, 'choice': self.direction}))
         if self.direction == 'right' and self.counter_continue == 0 or \
                 self.direction == 'left' and self.counter_continue == 2 and not self.turned_left:
             self._set_state(State.EXIT)

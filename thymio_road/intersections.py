@@ -277,7 +277,7 @@ def branching(bid: str, road_a: str, at_a: float, road_b: str, at_b: float,
 
 def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: float,
               radius: float = 0.108, approach: float = 0.75, leave: float = 0.75,
-              turn_straight: float = 0.15, leave_angle_deg: float = 22.0) -> Generated:
+              turn_straight: float = 0.15, leave_angle_deg: float = 22.0, lights: bool = True) -> Generated:
     """A four-way crossroad with a central circle (report §7.4, Figs. 18-20).
 
     Arm k's lanes run at `heading + k·90°` along four lines `radius` from the centre, tangent to
@@ -298,9 +298,10 @@ def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: f
     because the follow sensor meets that edge with the reading sensor and swings the robot off
     its heading before the blind drive (docs/intersections.md).
 
-    Four traffic-light places (`extra['lights']`, in arm order) stand beside the approaches,
-    just before mark (1), where a robot still may stop: the report had two in the centre, but
-    one Thymio's IR (about 23 cm, DESIGN.md §4) cannot reach two approaches 60 cm apart.
+    With `lights`, four traffic-light places (`extra['lights']`, in arm order) stand beside the
+    approaches, just before mark (1), where a robot still may stop: the report had two in the
+    centre, but one Thymio's IR (about 23 cm, DESIGN.md §4) cannot reach two approaches 60 cm
+    apart.
     """
     if len(arms) != 4 or len(set(arms)) != 4:
         raise ValueError(f'a crossroad has four arms, got {arms!r}')
@@ -362,6 +363,8 @@ def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: f
         mid = (out_start + blind_end) / 2
         info.extra['blind'].append((tangent[0] + mid * u[0], tangent[1] + mid * u[1], h,
                                     (blind_end - out_start) / 2, ROAD_WIDTH + BLIND_MARGIN))
+        if not lights:
+            continue
         # The light stands right of the approach, facing it, 10 cm before mark (1).
         along, side = radius + diagonal + LIGHT_BEFORE_SPLIT, radius + LIGHT_OFFSET
         info.extra['lights'].append((centre[0] - along * u[0] + side * right[0],

@@ -479,7 +479,8 @@ _ELEMENTS = {
     'location': {'id': str, 'number': int, 'road': str, 'at': float, 'parallel': float, 'light': bool},
     'branching': {'id': str, 'road': str, 'at': float, 'to_road': str, 'to_at': float, 'gap': float},
     'crossroad': {'id': str, 'center': list, 'arms': list, 'heading_deg': float, 'radius': float,
-                  'approach': float, 'leave': float, 'turn_straight': float, 'leave_angle_deg': float},
+                  'approach': float, 'leave': float, 'turn_straight': float, 'leave_angle_deg': float,
+                  'lights': bool},
 }
 _REQUIRED = {'roundabout': ('id', 'center', 'arms'), 'location': ('id', 'number', 'road', 'at'),
              'branching': ('id', 'road', 'at', 'to_road', 'to_at'), 'crossroad': ('id', 'center', 'arms')}

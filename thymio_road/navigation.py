@@ -33,6 +33,9 @@ from thymio_road.road_graph import Option, RoadGraph
 #: Extra cost (metres) of entering a location that is not the destination: the 2 s stop and the
 #: slow siding (§7.2) are worth about this much road at the lowest speed.
 LOCATION_DETOUR = 0.5
+#: A crossroad option's `exit_at` (road_graph: the mark the way turns off at) ↔ the controller's way.
+CROSSROAD_WAYS = {0: 'right', None: 'straight', 2: 'left'}
+CROSSROAD_EXITS = {way: exit_at for exit_at, way in CROSSROAD_WAYS.items()}
 
 
 def parse_mission(text: str) -> list[int]:
@@ -60,6 +63,7 @@ class Navigator:
         self.graph = graph
         self.rng = random.Random(seed)
         self._random: Callable[[Action, int], str] = self._own_random
+        self._random_direction: Callable[[], str] = lambda: self.rng.choice(tuple(CROSSROAD_EXITS))
         #: Options the robot may be driving (None: anywhere, nothing known).
         self.edges: list[Option] | None = None
         #: Approaches the robot may have entered its current node by (None: not in a node).
@@ -77,6 +81,8 @@ class Navigator:
         """Decide for `controller`; random decisions stay the controller's own (seeded) ones."""
         self._random = controller.decide
         controller.decide = self.decide
+        self._random_direction = controller.choose_direction
+        controller.choose_direction = self.choose_direction
 
     def set_start(self, start_node: str) -> None:
         """The node the robot last passed ('' = unknown, a robot freshly put on the map)."""
@@ -131,6 +137,13 @@ class Navigator:
             return 'exit' if passed == plan.exit_at or (passed >= n and passed % n == plan.exit_at) else 'continue'
         return self._random(action, passed)
 
+    def choose_direction(self) -> str:
+        """The controller's hook on a crossroad's barcode: the planned way, else at random."""
+        plan = self.plan
+        if plan is not None:
+            return CROSSROAD_WAYS[plan.exit_at]
+        return self._random_direction()
+
     def _own_random(self, action: Action, passed: int) -> str:
         return 'exit' if self.rng.random() < 0.5 else 'continue'
 
@@ -181,7 +194,9 @@ class Navigator:
         return with_codes or options
 
     def _on_decision(self, data: dict, out: list[Event]) -> None:
-        if data.get('choice') == 'exit':
+        if data.get('action') == 'crossroad':
+            self.exit_at = CROSSROAD_EXITS[str(data['choice'])]
+        elif data.get('choice') == 'exit':
             self.exit_at = int(data['mark'])
 
     def _on_location(self, data: dict, out: list[Event]) -> None:
@@ -225,8 +240,8 @@ class Navigator:
         edges = []
         for a in self.inside:
             opts = self.graph.options[a]
-            if self.exit_at is None:
-                edges += [o for o in opts if o.exit_at is None]
+            if self.exit_at is None or self.graph.node_of(a).kind == 'crossroad':
+                edges += [o for o in opts if o.exit_at == self.exit_at]
             else:
                 n = len(self.graph.approaches[a].marks)
                 # Laps on a ring: the marks repeat, so do the exits.

@@ -1,6 +1,7 @@
 """Did each intersection passage end on the branch the robot chose? (ground truth vs decisions)
 
-The robot publishes a `decision` event ('exit' or 'continue') at every mark it acts on. The world
+The robot publishes a `decision` event ('exit' or 'continue') at every mark it acts on (at a
+crossroad one, 'right', 'straight' or 'left', on its barcode). The world
 publishes `barcode_enter` when the robot's reading sensor enters a mark. The map knows, per mark,
 the branch an exit takes. The road the robot is on a little later comes from ground truth (its
 follow sensor over the printed map). The same function serves a live run and a bag.
@@ -74,8 +75,12 @@ def score_passages(road_map: RoadMap, robot: str, world_events: list[dict], robo
     entered = [(e['t'], e['barcode']) for e in world_events
                if e.get('kind') == 'barcode_enter' and e.get('robot') == robot and e['barcode'] in table]
     score = PassageScore()
+    crossroads = {i.id: i for i in road_map.intersections if i.kind == 'crossroad'}
     for e in robot_events:
         if e.get('kind') != 'decision' or e['t'] + SETTLE > until:
+            continue
+        if e.get('action') == 'crossroad':
+            _score_crossroad(e, crossroads, table, entered, robot_events, road_at, until, score)
             continue
         marks = [m for t, m in entered if e['t'] - MARK_WINDOW <= t <= e['t']]
         if not marks:
@@ -86,6 +91,27 @@ def score_passages(road_map: RoadMap, robot: str, world_events: list[dict], robo
         score.passages.append(Passage(e['t'], inter, kind, marks[-1], e['choice'], expected or road,
                                       road_at(e['t'] + SETTLE)))
     return score
+
+
+def _score_crossroad(e: dict, crossroads: dict, table: dict, entered: list[tuple[float, str]],
+                     robot_events: list[dict], road_at: Callable[[float], str | None], until: float,
+                     score: PassageScore) -> None:
+    """A crossroad's way is chosen at its first mark (§7.4): the arm is that mark's, and the outcome is the road SETTLE seconds after it
+    leaves the crossroad: the out-lane of the arm to its right, ahead or to its left."""
+    first = next(((t, m) for t, m in entered if t >= e['t'] - MARK_WINDOW and table[m][1] == 'crossroad'
+                  and table[m][3] is not None), None)
+    left = next((r['t'] for r in robot_events if r.get('kind') == 'left' and r['t'] >= e['t']), None)
+    if first is None or left is None or left + SETTLE > until:
+        score.unmatched += 1
+        return
+    inter_id, _, in_lane, _ = table[first[1]]
+    extra = crossroads[inter_id].extra
+    arms = extra['arms']
+    k = next(i for i, arm in enumerate(arms) if extra['in'][arm] == in_lane)
+    turn = {'right': -1, 'straight': 0, 'left': 1}[e['choice']]
+    expected = extra['out'][arms[(k + turn) % 4]]
+    score.passages.append(Passage(e['t'], inter_id, 'crossroad', first[1], e['choice'], expected,
+                                  road_at(left + SETTLE)))
 
 
 def drive(scenario: 'Scenario', robot: str = 'thymio1') -> tuple[dict, PassageScore]:
