@@ -33,6 +33,8 @@ EXIT_RADIUS = 0.10
 ROAD_WIDTH = 0.03
 #: CONTINUE's blind drive: 21 counts at SPEED_LOW, 150 × 0.032 cm/s × 2.1 s (§7.4, eq. 1).
 CROSSING = 0.101
+#: A crossroad's out-lanes start this far beyond the perpendicular lanes, clear of their marks.
+OUT_LANE_GAP = 0.01
 #: Around a crossroad's blind drives, where a follow sensor off the road is not a road loss.
 BLIND_MARGIN = 0.02
 #: The crossroad's second mark puts a robot down on the circle this far before the tangent point.
@@ -316,7 +318,7 @@ def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: f
     # An in-lane ends where the circle's band meets it, so that neither road's black edge lies
     # beside the other's follow sensor; an out-lane starts beyond the square.
     lane_end = math.sqrt(2 * radius * ROAD_WIDTH)
-    out_start = radius + ROAD_WIDTH + 0.01
+    out_start = radius + ROAD_WIDTH + OUT_LANE_GAP
     leave_arc = radius * math.radians(leave_angle_deg)
     diagonal = EXIT_RADIUS + turn_straight * math.sin(math.pi / 4)  # forward run of the right turn
     info = Intersection(cid, 'crossroad', extra={
