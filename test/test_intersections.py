@@ -74,6 +74,9 @@ def write(tmp_path, data):
      "roundabout 'R': a ring of radius 0.3 m"),
     ({'location': {'id': 'L', 'number': 9, 'road': 'r', 'at': 0.5}}, "location 'L'.number: locations are named"),
     ({'location': {'id': 'L', 'number': 2, 'road': 'nowhere', 'at': 0.5}}, "no road 'nowhere'"),
+    ({'crossroad': {'id': 'X', 'center': [1.5, 1.5], 'arms': ['a', 'b', 'c']}}, "crossroad 'X'.arms: must name four"),
+    ({'crossroad': {'id': 'X', 'center': [1.5, 1.5], 'arms': ['a', 'b', 'c', 'd'], 'leave_angle_deg': 'x'}},
+     "crossroad.leave_angle_deg: must be a number, got 'x'"),
 ])
 def test_malformed_intersections_are_rejected(tmp_path, element, expected):
     data = {'size': [3.0, 3.0], 'roads': [{'id': 'r', 'start': [0.2, 0.2, 0], 'pieces': [{'straight': 2.5}]}],
