@@ -370,3 +370,23 @@ def test_battery_state_dims_the_light_in_the_medium(tmp_path):
     assert medium.gains[light] == pytest.approx(0.5 ** (10.1 / 5.0))   # published at t = 10.1 s
     assert medium.gains[medium.names.index('thymio1')] == 1.0
     assert graph.world_node.world.specs[graph.world_node.world.index['light_L1']].static
+
+
+def test_summary_and_bag_give_the_same_traffic_measures(tmp_path):
+    from thymio_road.runtime.run import run_scenario
+    from thymio_road.traffic_measures import measures_from_bag
+    path = tmp_path / 'two.yaml'
+    path.write_text(yaml.safe_dump({
+        'name': 'two', 'map': str(config_dir() / 'maps' / 'simple.yaml'), 'duration': 45.0, 'seed': 1,
+        'controller': {'speed': 150, 'trigger_security': 'strict'},
+        'robots': {'count': 2, 'road': 'outer', 'start': 2.0, 'missions': {'thymio1': [1]},
+                   'positions': {'thymio2': 1.8}, 'overrides': {'thymio2': {'seed': 2}}},
+        'ir': {}, 'lights': {'offset': 11.0}}))
+    sc = load_scenario(path)
+    result = run_scenario(sc, tmp_path / 'run', progress=False, picture=False)
+    live = result.summary['traffic']
+    assert live['light_stops'] >= 1 and live['light_hold_s'] and live['merge_conflict_episodes'] == 0
+    bag = measures_from_bag(str(tmp_path / 'run' / 'bag'), sc.road_map, {x.name for x in sc.lights})
+    for key in ('passages', 'light_stops', 'merge_conflict_episodes'):
+        assert bag[key] == live[key], key
+    assert bag['light_hold_s']['max'] == pytest.approx(live['light_hold_s']['max'], abs=0.2)

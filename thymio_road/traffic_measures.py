@@ -112,9 +112,28 @@ class MergeMonitor:
                 self.open_.pop(zone.intersection, None)
 
 
+def hold_times(events: dict[str, list[dict]], end: float) -> list[float]:
+    """Seconds each light stop lasted (until the go or timeout; still held: until `end`)."""
+    holds = []
+    for evs in events.values():
+        since = None
+        for e in evs:
+            if e.get('kind') != 'light' or e.get('command') == 'hold':
+                continue
+            if e.get('command') == 'stop':
+                since = float(e['t'])
+            elif since is not None and e.get('to') is not None:
+                holds.append(float(e['t']) - since)
+                since = None
+        if since is not None:
+            holds.append(end - since)
+    return holds
+
+
 def summarise(passages: int, robots: int, duration: float, monitor: MergeMonitor, contacts: int | None,
-              stops: list[dict]) -> dict:
+              stops: list[dict], holds: list[float] | None = None) -> dict:
     """The traffic block of summary.json."""
+    holds = holds or []
     minutes = robots * duration / 60.0
     by_lane: dict[str, list[float]] = {}
     for s in stops:
@@ -129,6 +148,8 @@ def summarise(passages: int, robots: int, duration: float, monitor: MergeMonitor
         'merge_conflict_time_s': round(monitor.conflict_time, 1),
         'merge_conflicts': [e.as_dict() for e in monitor.episodes[:50]],
         'light_stops': len(stops),
+        'light_hold_s': {'mean': round(float(np.mean(holds)), 2), 'max': round(float(np.max(holds)), 1),
+                         'over_60s': int(sum(h > 60 for h in holds))} if holds else None,
         'light_stop_distance_m': {lane: {'count': len(v), 'mean': round(float(np.mean(v)), 3),
                                          'min': round(float(np.min(v)), 3)} for lane, v in sorted(by_lane.items())},
     }
@@ -147,6 +168,7 @@ class TrafficProbe:
         self.monitor = MergeMonitor(merge_zones(self.road_map))
         self.passages = 0
         self.stops: list[dict] = []
+        self.light_events: dict[str, list[dict]] = {}
         self.duration = 0.0
         self.node = EmbeddedNode(graph.executor, 'traffic_probe', '/', {}, {})
         for i in self.movers:
@@ -165,7 +187,9 @@ class TrafficProbe:
         kind = event.get('kind')
         if kind == 'left':
             self.passages += 1
-        elif kind == 'light' and event.get('command') == 'stop':
+        if kind == 'light':
+            self.light_events.setdefault(self.names[i], []).append(event)
+        if kind == 'light' and event.get('command') == 'stop':
             x, y = self.world.poses[i, :2]
             zone = min(self.monitor.zones, key=lambda z: math.dist(z.merge, (x, y)), default=None)
             d = math.dist(zone.merge, (x, y)) if zone is not None else None
@@ -174,7 +198,8 @@ class TrafficProbe:
 
     def summary(self) -> dict:
         contacts = int(self.world.contacts.sum()) // 2
-        return summarise(self.passages, len(self.movers), self.duration, self.monitor, contacts, self.stops)
+        return summarise(self.passages, len(self.movers), self.duration, self.monitor, contacts, self.stops,
+                         hold_times(self.light_events, self.duration))
 
 
 def measures_from_bag(path: str, road_map: Any, lights: set[str] | None = None) -> dict:
@@ -205,4 +230,5 @@ def measures_from_bag(path: str, road_map: Any, lights: set[str] | None = None) 
                 x, y = float(np.interp(t, tr.t, tr.x)), float(np.interp(t, tr.t, tr.y))
                 d = min((math.dist(z.merge, (x, y)) for z in zones), default=None)
                 stops.append({'robot': r, 't': t, 'lane': e.get('lane'), 'distance_m': d})
-    return summarise(passages, len(robots), duration, monitor, None, stops)
+    holds = hold_times({r: rec.events[r] for r in robots}, rec.end)
+    return summarise(passages, len(robots), duration, monitor, None, stops, holds)
