@@ -390,3 +390,20 @@ def test_summary_and_bag_give_the_same_traffic_measures(tmp_path):
     for key in ('passages', 'light_stops', 'merge_conflict_episodes'):
         assert bag[key] == live[key], key
     assert bag['light_hold_s']['max'] == pytest.approx(live['light_hold_s']['max'], abs=0.2)
+
+
+def test_lights_sharing_a_code_must_stand_apart():
+    inters = [Intersection('L1', 'location', number=1, extra={'lights': [(0.0, 0.0, 0.0)]}),
+              Intersection('L2', 'location', number=2, extra={'lights': [(0.5, 0.0, 0.0)]})]
+    light_places(_fake_graph(inters))   # different ids, different codes: fine
+    crossing = _crossroad_graph(['R', 'B', 'R', 'X'])
+    # A location whose id (0) addresses a crossroad lane, its light 30 cm from the crossroad's.
+    loc = Intersection('L0', 'location', number=1, extra={'lights': [(1.2, 1.5, 0.0)]})
+    crossing.road_map.intersections = (loc,) + crossing.road_map.intersections[1:]
+    crossing.approaches.pop('R@x')
+    crossing.approaches['L0@x'] = SimpleNamespace(node='L0', road='elsewhere')
+    for o in crossing.all_options:
+        if o.approach == 'R@x':
+            o.approach = 'L0@x'
+    with pytest.raises(MapError, match=r"'L0'.*both send \[20, 40\].*0\.3\d m apart"):
+        light_places(crossing)

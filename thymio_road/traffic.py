@@ -51,6 +51,9 @@ CODE_MIN, CODE_MAX = STOP, ALL_STOP + MAX_NODE_ID
 #: (5.5 cm), the road's half width and a robot following it (its centre is 1.3 cm right of the
 #: road's centre) leave 11.5 cm.
 LIGHT_ROAD_CLEARANCE = 0.115
+#: Two lights that send a common code must stand this far apart (m): twice the longest IR range
+#: of the channel models (48 cm, enki_code) plus a Thymio's length, so that no robot hears both.
+SAME_CODE_DISTANCE = 1.2
 #: Top LED colours (Aseba 0..32): phase 0 green, phase 1 blue, clearance red.
 PHASE_COLOURS = ((0, 32, 0), (0, 0, 32))
 CLEARANCE_COLOUR = (32, 0, 0)
@@ -126,7 +129,31 @@ def light_places(graph: Any) -> list[LightPlace]:
             raise MapError(f'{src}: {where}: traffic lights stand at locations and crossroads only')
     for place in places:
         _check_clear_of_roads(road_map, place)
+    _check_shared_codes(road_map, places)
     return places
+
+
+def light_codes(place: LightPlace) -> set[int]:
+    """Every value a light may send."""
+    offsets = (STOP, GO, ALL_STOP) if place.kind == 'location' else (STOP, GO)
+    return {a + k for lane in place.lanes for a in lane.addresses for k in offsets}
+
+
+def _check_shared_codes(road_map: Any, places: list[LightPlace]) -> None:
+    """Lights of different intersections that send a common code (a crossroad lane addressed by a
+    location's id, say) must be out of each other's lanes' hearing."""
+    from thymio_road.map import MapError
+    for i, a in enumerate(places):
+        for b in places[i + 1:]:
+            if a.intersection == b.intersection:
+                continue
+            common = light_codes(a) & light_codes(b)
+            d = math.dist(a.pose[:2], b.pose[:2])
+            if common and d < SAME_CODE_DISTANCE:
+                raise MapError(f"{road_map.source}: intersection '{a.intersection}' ({a.kind}): its light "
+                               f"'{a.name}' and '{b.name}' of '{b.intersection}' both send {sorted(common)} but "
+                               f'stand {d:.2f} m apart (at least {SAME_CODE_DISTANCE} m, or a robot could obey '
+                               'the wrong one)')
 
 
 def _crossroad_lights(graph: Any, inter: Any, ids: dict[str, int], where: str) -> list[LightPlace]:

@@ -56,6 +56,18 @@ def merge_zones(road_map: Any, length: float = ZONE_LENGTH) -> list[MergeZone]:
     return zones
 
 
+def crossroad_centres(road_map: Any) -> list[tuple[float, float]]:
+    return [tuple(inter.extra['area'][:2]) for inter in road_map.intersections
+            if inter.kind == 'crossroad' and 'area' in inter.extra]
+
+
+def _stop_distance(lane: str | None, xy: tuple[float, float], zones: list[MergeZone],
+                   centres: list[tuple[float, float]]) -> float | None:
+    """Where a light stopped a robot: metres to the merge point (locations) or to the crossroad's centre."""
+    points = centres if lane == 'crossroad' else [z.merge for z in zones]
+    return round(min(math.dist(p, xy) for p in points), 3) if points else None
+
+
 @dataclass
 class ConflictEpisode:
     intersection: str
@@ -166,6 +178,7 @@ class TrafficProbe:
         self.names = [s.name for s in self.world.specs]
         self.movers = [i for i, s in enumerate(self.world.specs) if not s.static]
         self.monitor = MergeMonitor(merge_zones(self.road_map))
+        self.centres = crossroad_centres(self.road_map)
         self.passages = 0
         self.stops: list[dict] = []
         self.light_events: dict[str, list[dict]] = {}
@@ -191,8 +204,7 @@ class TrafficProbe:
             self.light_events.setdefault(self.names[i], []).append(event)
         if kind == 'light' and event.get('command') == 'stop':
             x, y = self.world.poses[i, :2]
-            zone = min(self.monitor.zones, key=lambda z: math.dist(z.merge, (x, y)), default=None)
-            d = math.dist(zone.merge, (x, y)) if zone is not None else None
+            d = _stop_distance(event.get('lane'), (x, y), self.monitor.zones, self.centres)
             self.stops.append({'robot': self.names[i], 't': event.get('t'), 'lane': event.get('lane'),
                                'distance_m': None if d is None else round(d, 3)})
 
@@ -228,7 +240,7 @@ def measures_from_bag(path: str, road_map: Any, lights: set[str] | None = None) 
                 t = float(e['t'])
                 tr = rec.truth[r]
                 x, y = float(np.interp(t, tr.t, tr.x)), float(np.interp(t, tr.t, tr.y))
-                d = min((math.dist(z.merge, (x, y)) for z in zones), default=None)
+                d = _stop_distance(e.get('lane'), (x, y), zones, crossroad_centres(road_map))
                 stops.append({'robot': r, 't': t, 'lane': e.get('lane'), 'distance_m': d})
     holds = hold_times({r: rec.events[r] for r in robots}, rec.end)
     return summarise(passages, len(robots), duration, monitor, None, stops, holds)
