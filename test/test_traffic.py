@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -16,10 +15,26 @@ from thymio_road.controller import Action, ControllerParams, RoadController, Sta
 from thymio_road.intersections import Intersection, advance, crossroad
 from thymio_road.map import MapError, load_map
 from thymio_road.road_graph import RoadGraph
-from thymio_road.scenario import ScenarioError, config_dir, load_scenario, node_specs, robot_specs
-from thymio_road.traffic import (ALL_STOP, GO, STOP, Battery, Lane, LightPlace, Timing, TrafficLight, decode,
-                                 light_places, node_ids)
-
+from thymio_road.scenario import (
+    ScenarioError,
+    config_dir,
+    load_scenario,
+    node_specs,
+    robot_specs,
+)
+from thymio_road.traffic import (
+    ALL_STOP,
+    GO,
+    STOP,
+    Battery,
+    Lane,
+    LightPlace,
+    Timing,
+    TrafficLight,
+    decode,
+    light_places,
+    node_ids,
+)
 
 # --- codes and phases -----------------------------------------------------------------------------
 
@@ -407,3 +422,14 @@ def test_lights_sharing_a_code_must_stand_apart():
             o.approach = 'L0@x'
     with pytest.raises(MapError, match=r"'L0'.*both send \[20, 40\].*0\.3\d m apart"):
         light_places(crossing)
+
+
+def test_launch_plan_starts_the_lights_also_beside_real_robots():
+    from thymio_road import launch_graph as lg
+    for args in ({'scenario': 'final_traffic'}, {'scenario': 'final_traffic', 'real': 'thymio2'}):
+        nodes = lg.plan(args).nodes
+        lights = [n for n in nodes if n.executable == 'thymio_traffic_light']
+        assert {n.namespace for n in lights} >= {f'/light_L{k}' for k in range(1, 6)}
+        assert all(n.parameters['light'] == n.namespace[1:] for n in lights)
+    medium = next(n for n in nodes if n.executable == 'thymio_ir_medium')
+    assert medium.parameters.get('real_robots') == 'thymio2'

@@ -34,8 +34,9 @@ the range x0 + √g·(ρ − x0) falls from 23 cm to 16.3 cm after 10 minutes an
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
