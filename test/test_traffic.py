@@ -402,7 +402,8 @@ def test_summary_and_bag_give_the_same_traffic_measures(tmp_path):
     live = result.summary['traffic']
     assert live['light_stops'] >= 1 and live['light_hold_s'] and live['merge_conflict_episodes'] == 0
     bag = measures_from_bag(str(tmp_path / 'run' / 'bag'), sc.road_map, {x.name for x in sc.lights})
-    for key in ('passages', 'light_stops', 'merge_conflict_episodes'):
+    for key in ('passages', 'light_stops', 'merge_conflict_episodes', 'crossroad_conflict_episodes',
+                'crossroad_conflict_time_s'):
         assert bag[key] == live[key], key
     assert bag['light_hold_s']['max'] == pytest.approx(live['light_hold_s']['max'], abs=0.2)
 
@@ -433,3 +434,43 @@ def test_launch_plan_starts_the_lights_also_beside_real_robots():
         assert all(n.parameters['light'] == n.namespace[1:] for n in lights)
     medium = next(n for n in nodes if n.executable == 'thymio_ir_medium')
     assert medium.parameters.get('real_robots') == 'thymio2'
+
+
+# --- crossroad conflicts (traffic_measures.CrossroadMonitor) ---------------------------------------
+
+def test_crossroad_conflict_needs_two_phases_inside_the_square():
+    from thymio_road.traffic_measures import CrossroadMonitor, crossroad_zones, summarise, MergeMonitor
+    road_map = load_map(config_dir() / 'maps' / 'final.yaml')
+    (zone,) = crossroad_zones(road_map)
+    assert zone.intersection == 'X1' and zone.half == pytest.approx((0.148, 0.148))
+    assert zone.phase == {'w': 0, 's': 1, 'e': 0, 'n': 1}
+    mon = CrossroadMonitor([zone])
+    names = ['a', 'b', 'c', 'd']
+    far = (1.0, 1.0)
+
+    def feed(t, *poses):
+        mon.update(t, names, np.array(poses, dtype=float))
+    # a on the west in-lane, b on the south one, c on the east one: all before the square.
+    feed(0.0, (5.0, 1.442), (5.408, 1.2), (5.6, 1.658), far)
+    # a enters the square (the last 7 cm of its in-lane lie in it); c too: same phase, no conflict.
+    feed(0.1, (5.25, 1.442), (5.408, 1.2), (5.36, 1.658), far)
+    assert mon.episodes == [] and mon.arm_of[('X1', 'a')] == 'w'
+    # b enters from the south (phase 1) while a and c are inside: a conflict.
+    feed(0.2, (5.3, 1.442), (5.408, 1.48), (5.33, 1.658), far)
+    # a follows the circle past the south in-lane's end: it keeps its arm, still in conflict.
+    feed(0.3, (5.4, 1.5), (5.408, 1.5), (5.3, 1.658), far)
+    assert mon.arm_of[('X1', 'a')] == 'w'
+    assert len(mon.episodes) == 1 and mon.episodes[0].robots == ('a', 'b', 'c')
+    # b leaves on the north out-lane: the episode ends; d appears inside with no known arm.
+    feed(0.4, (5.4, 1.52), (5.408, 1.75), (5.25, 1.658), (5.3, 1.55))
+    assert mon.open_ == {} and ('X1', 'd') not in mon.arm_of
+    # a second episode: b comes back from the north in-lane (phase 1) while c is still inside.
+    feed(0.5, (5.8, 1.442), (5.192, 1.8), (5.22, 1.658), far)
+    feed(0.6, (5.8, 1.442), (5.192, 1.68), (5.2, 1.62), far)
+    assert len(mon.episodes) == 2 and mon.episodes[1].robots == ('b', 'c')
+    assert mon.conflict_time == pytest.approx(0.3)
+    s = summarise(0, 4, 60.0, MergeMonitor([]), 0, [], None, mon)
+    assert s['crossroad_conflict_episodes'] == 2 and s['crossroad_conflict_time_s'] == 0.3
+    assert s['crossroad_conflicts'][0] == {'intersection': 'X1', 'start_s': 0.2, 'end_s': 0.3,
+                                           'robots': ['a', 'b', 'c']}
+    assert summarise(0, 4, 60.0, MergeMonitor([]), 0, [])['crossroad_conflict_episodes'] == 0

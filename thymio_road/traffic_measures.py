@@ -1,4 +1,5 @@
-"""Traffic measures: throughput, hull contacts, merge conflicts at location exits (docs/traffic.md).
+"""Traffic measures: throughput, hull contacts, merge conflicts at location exits, crossroad
+conflicts (docs/traffic.md).
 
 - **Throughput**: intersection passages (the controller's ``left`` events: one per intersection
   left, whatever the way through) per robot-minute.
@@ -10,6 +11,16 @@
   less than a Thymio's width apart, so two robots from different lanes in it touch or must
   swerve. A robot keeps the lane it entered the zone by until it leaves it (near the merge point
   the two lanes are within a centimetre of each other).
+- **Crossroad conflicts**: two robots at once inside a crossroad's square (the first rectangle of
+  its ``extra['blind']``: the square the in-lanes' ends, the central circle and the out-lanes'
+  starts enclose, where robots drive blind or on the circle), having entered from arms of
+  different light phases (arm k opens in phase k % 2, as in ``traffic.py``). Paths from arms of
+  different phases cross in the square; paths of one phase (opposite arms) do not, since the
+  central circle is driven counter-clockwise by both. Robot centres are used: the right turns
+  stay outside the square (their middle is 19 cm from the centre along each axis, the square's
+  half side 14.8 cm), so a robot turning right is never counted. A robot's arm is the in-lane it
+  was on (centre within :data:`LANE_TOLERANCE` of its last :data:`APPROACH_TRACK`) when it
+  entered the square; it keeps it until it leaves the square.
 
 Everything works on sampled poses (s, robot names, n×2 centres), so the same code serves the
 embedded run (:class:`TrafficProbe`) and a bag (:func:`measures_from_bag`).
@@ -27,6 +38,8 @@ import numpy as np
 ZONE_LENGTH = 0.20
 LANE_TOLERANCE = 0.04
 SAMPLE_PERIOD = 0.1
+#: Length of each crossroad in-lane's end on which a robot is assigned to that arm (m).
+APPROACH_TRACK = 0.40
 
 
 @dataclass
@@ -124,6 +137,89 @@ class MergeMonitor:
                 self.open_.pop(zone.intersection, None)
 
 
+@dataclass
+class CrossroadZone:
+    """A crossroad's square and the ends of its in-lanes, with the phase of each arm."""
+
+    intersection: str
+    centre: tuple[float, float]
+    heading: float
+    half: tuple[float, float]
+    #: arm → centre-line points (k×2) of the in-lane's last APPROACH_TRACK
+    approaches: dict[str, np.ndarray]
+    phase: dict[str, int]
+
+    def inside(self, xy: np.ndarray) -> np.ndarray:
+        """Boolean per row of xy (n×2): centre inside the square."""
+        d = xy - np.asarray(self.centre)
+        c, s = math.cos(self.heading), math.sin(self.heading)
+        along, across = d[:, 0] * c + d[:, 1] * s, -d[:, 0] * s + d[:, 1] * c
+        return (np.abs(along) <= self.half[0]) & (np.abs(across) <= self.half[1])
+
+
+def crossroad_zones(road_map: Any, margin: float = 0.0) -> list[CrossroadZone]:
+    zones = []
+    for inter in road_map.intersections:
+        if inter.kind != 'crossroad' or not inter.extra.get('blind'):
+            continue
+        cx, cy, h, a, b = inter.extra['blind'][0]
+        approaches = {}
+        for arm, road_id in inter.extra['in'].items():
+            road = road_map.road(road_id)
+            s = np.linspace(max(road.length - APPROACH_TRACK, 0.0), road.length, 41)
+            approaches[arm] = np.array([road.pose_at(float(x))[:2] for x in s])
+        phase = {arm: k % 2 for k, arm in enumerate(inter.extra['arms'])}
+        zones.append(CrossroadZone(inter.id, (cx, cy), h, (a + margin, b + margin), approaches, phase))
+    return zones
+
+
+@dataclass
+class CrossroadMonitor:
+    """Feed it samples (t, names, centres); it keeps the crossroad conflict episodes."""
+
+    zones: list[CrossroadZone]
+    period: float = SAMPLE_PERIOD
+    arm_of: dict[tuple[str, str], str] = field(default_factory=dict)
+    open_: dict[str, ConflictEpisode] = field(default_factory=dict)
+    episodes: list[ConflictEpisode] = field(default_factory=list)
+    conflict_time: float = 0.0
+
+    def update(self, t: float, names: list[str], xy: np.ndarray) -> None:
+        for zone in self.zones:
+            reach = max(zone.half) + APPROACH_TRACK + 0.1
+            near = np.flatnonzero(np.hypot(xy[:, 0] - zone.centre[0], xy[:, 1] - zone.centre[1]) < reach)
+            inside = zone.inside(xy[near]) if len(near) else np.zeros(0, bool)
+            phases: dict[int, set[str]] = {}
+            near_names = set()
+            for i, within in zip(near, inside):
+                key = (zone.intersection, names[i])
+                near_names.add(names[i])
+                if within:
+                    arm = self.arm_of.get(key)
+                    if arm is not None:
+                        phases.setdefault(zone.phase[arm], set()).add(names[i])
+                    continue
+                d = {arm: float(np.hypot(*(pts - xy[i]).T).min()) for arm, pts in zone.approaches.items()}
+                arm = min(d, key=d.get)
+                if d[arm] < LANE_TOLERANCE:
+                    self.arm_of[key] = arm
+                else:
+                    self.arm_of.pop(key, None)
+            for key in [k for k in self.arm_of if k[0] == zone.intersection and k[1] not in near_names]:
+                self.arm_of.pop(key)
+            if len(phases) > 1:
+                self.conflict_time += self.period
+                robots = tuple(sorted(set().union(*phases.values())))
+                ep = self.open_.get(zone.intersection)
+                if ep is None:
+                    ep = self.open_[zone.intersection] = ConflictEpisode(zone.intersection, t, t, robots)
+                    self.episodes.append(ep)
+                ep.end = t
+                ep.robots = tuple(sorted(set(ep.robots) | set(robots)))
+            else:
+                self.open_.pop(zone.intersection, None)
+
+
 def hold_times(events: dict[str, list[dict]], end: float) -> list[float]:
     """Seconds each light stop lasted (until the go or timeout; still held: until `end`)."""
     holds = []
@@ -143,9 +239,11 @@ def hold_times(events: dict[str, list[dict]], end: float) -> list[float]:
 
 
 def summarise(passages: int, robots: int, duration: float, monitor: MergeMonitor, contacts: int | None,
-              stops: list[dict], holds: list[float] | None = None) -> dict:
+              stops: list[dict], holds: list[float] | None = None,
+              crossroads: CrossroadMonitor | None = None) -> dict:
     """The traffic block of summary.json."""
     holds = holds or []
+    crossroads = crossroads or CrossroadMonitor([])
     minutes = robots * duration / 60.0
     by_lane: dict[str, list[float]] = {}
     for s in stops:
@@ -159,6 +257,9 @@ def summarise(passages: int, robots: int, duration: float, monitor: MergeMonitor
         'merge_conflict_episodes': len(monitor.episodes),
         'merge_conflict_time_s': round(monitor.conflict_time, 1),
         'merge_conflicts': [e.as_dict() for e in monitor.episodes[:50]],
+        'crossroad_conflict_episodes': len(crossroads.episodes),
+        'crossroad_conflict_time_s': round(crossroads.conflict_time, 1),
+        'crossroad_conflicts': [e.as_dict() for e in crossroads.episodes[:50]],
         'light_stops': len(stops),
         'light_hold_s': {'mean': round(float(np.mean(holds)), 2), 'max': round(float(np.max(holds)), 1),
                          'over_60s': int(sum(h > 60 for h in holds))} if holds else None,
@@ -178,6 +279,7 @@ class TrafficProbe:
         self.names = [s.name for s in self.world.specs]
         self.movers = [i for i, s in enumerate(self.world.specs) if not s.static]
         self.monitor = MergeMonitor(merge_zones(self.road_map))
+        self.crossroads = CrossroadMonitor(crossroad_zones(self.road_map))
         self.centres = crossroad_centres(self.road_map)
         self.passages = 0
         self.stops: list[dict] = []
@@ -193,7 +295,9 @@ class TrafficProbe:
         t = self.world.time
         self.duration = t
         poses = self.world.poses[self.movers, :2]
-        self.monitor.update(t, [self.names[i] for i in self.movers], poses)
+        names = [self.names[i] for i in self.movers]
+        self.monitor.update(t, names, poses)
+        self.crossroads.update(t, names, poses)
 
     def _on_event(self, i: int, msg: Any) -> None:
         event = json.loads(msg.data)
@@ -211,7 +315,7 @@ class TrafficProbe:
     def summary(self) -> dict:
         contacts = int(self.world.contacts.sum()) // 2
         return summarise(self.passages, len(self.movers), self.duration, self.monitor, contacts, self.stops,
-                         hold_times(self.light_events, self.duration))
+                         hold_times(self.light_events, self.duration), self.crossroads)
 
 
 def measures_from_bag(path: str, road_map: Any, lights: set[str] | None = None) -> dict:
@@ -220,6 +324,7 @@ def measures_from_bag(path: str, road_map: Any, lights: set[str] | None = None) 
     rec = read_recording(path)
     robots = [r for r in rec.robots if r in rec.events and r in rec.truth and not (lights and r in lights)]
     monitor = MergeMonitor(merge_zones(road_map))
+    crossroads = CrossroadMonitor(crossroad_zones(road_map))
     if robots:
         t0 = max(float(rec.truth[r].t[0]) for r in robots)
         t1 = min(float(rec.truth[r].t[-1]) for r in robots)
@@ -228,6 +333,7 @@ def measures_from_bag(path: str, road_map: Any, lights: set[str] | None = None) 
                                         np.interp(grid, rec.truth[r].t, rec.truth[r].y)]) for r in robots], axis=1)
         for k, t in enumerate(grid):
             monitor.update(float(t), robots, xy[k])
+            crossroads.update(float(t), robots, xy[k])
         duration = t1 - t0
     else:
         duration = 0.0
@@ -243,4 +349,4 @@ def measures_from_bag(path: str, road_map: Any, lights: set[str] | None = None) 
                 d = _stop_distance(e.get('lane'), (x, y), zones, crossroad_centres(road_map))
                 stops.append({'robot': r, 't': t, 'lane': e.get('lane'), 'distance_m': d})
     holds = hold_times({r: rec.events[r] for r in robots}, rec.end)
-    return summarise(passages, len(robots), duration, monitor, None, stops, holds)
+    return summarise(passages, len(robots), duration, monitor, None, stops, holds, crossroads)
