@@ -444,6 +444,9 @@ def test_crossroad_conflict_needs_two_phases_inside_the_square():
     (zone,) = crossroad_zones(road_map)
     assert zone.intersection == 'X1' and zone.half == pytest.approx((0.148, 0.148))
     assert zone.phase == {'w': 0, 's': 1, 'e': 0, 'n': 1}
+    # a crossroad light's stop distance is measured from the square's centre (it was never reported)
+    from thymio_road.traffic_measures import crossroad_centres
+    assert crossroad_centres(road_map) == [pytest.approx((5.3, 1.55))]
     mon = CrossroadMonitor([zone])
     names = ['a', 'b', 'c', 'd']
     far = (1.0, 1.0)
@@ -474,3 +477,23 @@ def test_crossroad_conflict_needs_two_phases_inside_the_square():
     assert s['crossroad_conflicts'][0] == {'intersection': 'X1', 'start_s': 0.2, 'end_s': 0.3,
                                            'robots': ['a', 'b', 'c']}
     assert summarise(0, 4, 60.0, MergeMonitor([]), 0, [])['crossroad_conflict_episodes'] == 0
+
+
+def test_crossroad_lights_are_not_obstacles_to_the_lanes_they_command():
+    """A robot driving an in-lane of the final map's crossroad (its centre 1.2 cm right of the
+    lane's centre line, where line following puts it) must not see the light beside it with the
+    front sensors that drive avoidance: at the generator's 15 cm the centre-right sensor read
+    over 3000 (v2's stop) and robots stood there for good."""
+    from thymio_road.sensors import ProxSensing
+    road_map = load_map(config_dir() / 'maps' / 'final.yaml')
+    x1 = next(i for i in road_map.intersections if i.kind == 'crossroad')
+    sensing = ProxSensing(None, noise=0.0)
+    quiet = SimpleNamespace(take=lambda k: np.zeros(k))
+    for arm, light in zip(x1.extra['arms'], x1.extra['lights']):
+        road = road_map.road(x1.extra['in'][arm])
+        worst = 0
+        for s in np.arange(0.0, road.length, 0.005):
+            x, y, h = road.pose_at(float(s))
+            centre = (x + 0.012 * math.sin(h), y - 0.012 * math.cos(h), h)
+            worst = max(worst, int(sensing.read(0, np.array([centre, light]), quiet)[1:4].max()))
+        assert worst < ControllerParams().obs_threshold, (arm, worst)

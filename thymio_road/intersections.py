@@ -279,7 +279,8 @@ def branching(bid: str, road_a: str, at_a: float, road_b: str, at_b: float,
 
 def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: float,
               radius: float = 0.108, approach: float = 0.75, leave: float = 0.75,
-              turn_straight: float = 0.15, leave_angle_deg: float = 22.0, lights: bool = True) -> Generated:
+              turn_straight: float = 0.15, leave_angle_deg: float = 22.0, lights: bool = True,
+              light_offset: float = LIGHT_OFFSET) -> Generated:
     """A four-way crossroad with a central circle (report §7.4, Figs. 18-20).
 
     Arm k's lanes run at `heading + k·90°` along four lines `radius` from the centre, tangent to
@@ -303,7 +304,9 @@ def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: f
     With `lights`, four traffic-light places (`extra['lights']`, in arm order) stand beside the
     approaches, just before mark (1), where a robot still may stop: the report had two in the
     centre, but one Thymio's IR (about 23 cm, DESIGN.md §4) cannot reach two approaches 60 cm
-    apart.
+    apart. `light_offset`: how far right of its lane each light stands (m); at the default 15 cm
+    a robot passing it sees its hull with its centre-right proximity sensor above the second
+    avoidance threshold (docs/traffic.md).
     """
     if len(arms) != 4 or len(set(arms)) != 4:
         raise ValueError(f'a crossroad has four arms, got {arms!r}')
@@ -368,7 +371,7 @@ def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: f
         if not lights:
             continue
         # The light stands right of the approach, facing it, 10 cm before mark (1).
-        along, side = radius + diagonal + LIGHT_BEFORE_SPLIT, radius + LIGHT_OFFSET
+        along, side = radius + diagonal + LIGHT_BEFORE_SPLIT, radius + light_offset
         info.extra['lights'].append((centre[0] - along * u[0] + side * right[0],
                                      centre[1] - along * u[1] + side * right[1], h + math.pi / 2))
     g.intersections.append(info)

@@ -480,7 +480,7 @@ _ELEMENTS = {
     'branching': {'id': str, 'road': str, 'at': float, 'to_road': str, 'to_at': float, 'gap': float},
     'crossroad': {'id': str, 'center': list, 'arms': list, 'heading_deg': float, 'radius': float,
                   'approach': float, 'leave': float, 'turn_straight': float, 'leave_angle_deg': float,
-                  'lights': bool},
+                  'lights': bool, 'light_offset': float},
 }
 _REQUIRED = {'roundabout': ('id', 'center', 'arms'), 'location': ('id', 'number', 'road', 'at'),
              'branching': ('id', 'road', 'at', 'to_road', 'to_at'), 'crossroad': ('id', 'center', 'arms')}

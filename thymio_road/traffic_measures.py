@@ -70,8 +70,9 @@ def merge_zones(road_map: Any, length: float = ZONE_LENGTH) -> list[MergeZone]:
 
 
 def crossroad_centres(road_map: Any) -> list[tuple[float, float]]:
-    return [tuple(inter.extra['area'][:2]) for inter in road_map.intersections
-            if inter.kind == 'crossroad' and 'area' in inter.extra]
+    """Each crossroad's centre: the centre of its square (its first 'blind' rectangle)."""
+    return [tuple(inter.extra['blind'][0][:2]) for inter in road_map.intersections
+            if inter.kind == 'crossroad' and inter.extra.get('blind')]
 
 
 def _stop_distance(lane: str | None, xy: tuple[float, float], zones: list[MergeZone],
