@@ -294,6 +294,7 @@ def test_final_traffic_scenario_wires_lights_in_both_runtimes():
     assert [(s.name, s.namespace) for s in lights] == [('traffic_light', f'/{n}') for n in names]
     assert lights[0].parameters['clearance'] == 5.0 and lights[0].parameters['battery_decay'] is False
     assert sc.controller['avoidance'] == 'v2' and sc.ir is not None
+    assert sc.controller['light_timeout'] == 10   # no robot held for good at the edge of a light's range
 
 
 def _scenario(tmp_path, **extra):
