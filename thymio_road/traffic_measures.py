@@ -94,6 +94,21 @@ class ConflictEpisode:
                 'robots': list(self.robots)}
 
 
+def _track_episode(monitor: Any, intersection: str, t: float, robots: set[str] | None) -> None:
+    """One sample of a monitor (MergeMonitor, CrossroadMonitor): `robots` in conflict at
+    `intersection` extend its open episode (or open one); None closes it."""
+    if robots is None:
+        monitor.open_.pop(intersection, None)
+        return
+    monitor.conflict_time += monitor.period
+    ep = monitor.open_.get(intersection)
+    if ep is None:
+        ep = monitor.open_[intersection] = ConflictEpisode(intersection, t, t, tuple(sorted(robots)))
+        monitor.episodes.append(ep)
+    ep.end = t
+    ep.robots = tuple(sorted(set(ep.robots) | robots))
+
+
 @dataclass
 class MergeMonitor:
     """Feed it samples (t, names, centres); it keeps the merge conflict episodes."""
@@ -125,17 +140,8 @@ class MergeMonitor:
             for key in [k for k in self.lane_of if k[0] == zone.intersection and k[1] not in
                         {names[i] for i in np.flatnonzero(near)}]:
                 self.lane_of.pop(key)
-            if present['road'] and present['siding']:
-                self.conflict_time += self.period
-                robots = tuple(sorted(present['road'] | present['siding']))
-                ep = self.open_.get(zone.intersection)
-                if ep is None:
-                    ep = self.open_[zone.intersection] = ConflictEpisode(zone.intersection, t, t, robots)
-                    self.episodes.append(ep)
-                ep.end = t
-                ep.robots = tuple(sorted(set(ep.robots) | set(robots)))
-            else:
-                self.open_.pop(zone.intersection, None)
+            conflict = present['road'] | present['siding'] if present['road'] and present['siding'] else None
+            _track_episode(self, zone.intersection, t, conflict)
 
 
 @dataclass
@@ -208,17 +214,7 @@ class CrossroadMonitor:
                     self.arm_of.pop(key, None)
             for key in [k for k in self.arm_of if k[0] == zone.intersection and k[1] not in near_names]:
                 self.arm_of.pop(key)
-            if len(phases) > 1:
-                self.conflict_time += self.period
-                robots = tuple(sorted(set().union(*phases.values())))
-                ep = self.open_.get(zone.intersection)
-                if ep is None:
-                    ep = self.open_[zone.intersection] = ConflictEpisode(zone.intersection, t, t, robots)
-                    self.episodes.append(ep)
-                ep.end = t
-                ep.robots = tuple(sorted(set(ep.robots) | set(robots)))
-            else:
-                self.open_.pop(zone.intersection, None)
+            _track_episode(self, zone.intersection, t, set().union(*phases.values()) if len(phases) > 1 else None)
 
 
 def hold_times(events: dict[str, list[dict]], end: float) -> list[float]:
