@@ -16,7 +16,7 @@ setup(
         (f'share/{PACKAGE}/config/maps', glob('config/maps/*.yaml')),
         (f'share/{PACKAGE}/config/scenarios', glob('config/scenarios/*.yaml')),
         (f'share/{PACKAGE}/config/rviz', glob('config/rviz/*.rviz')),
-        (f'share/{PACKAGE}/aseba', glob('thymio_road/aseba/*.aesl')),
+        (f'share/{PACKAGE}/aseba', glob('thymio_road/real/aseba/*.aesl')),
     ],
     python_requires='>=3.10',
     install_requires=[
@@ -41,7 +41,7 @@ setup(
     tests_require=['pytest'],
     entry_points={
         'console_scripts': [
-            'thymio-road = thymio_road.cli:main',
+            'thymio-road = thymio_road.cli.main:main',
             'thymio_world = thymio_road.nodes.world_node:main',
             'thymio_controller = thymio_road.nodes.controller_node:main',
             'thymio_ir_medium = thymio_road.nodes.ir_medium_node:main',

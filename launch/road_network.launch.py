@@ -3,7 +3,7 @@
     ros2 launch thymio_road road_network.launch.py scenario:=oval robots:=3 record:=true rviz:=true
     ros2 launch thymio_road road_network.launch.py real:=thymio3 calibration:=my_robots.yaml
 
-What runs comes from thymio_road.launch_graph.plan: the simulated part is
+What runs comes from thymio_road.ros.launch_plan.plan: the simulated part is
 thymio_road.scenario.node_specs, the same pure function the embedded runtime (`thymio-road run`)
 uses; robots listed in `real` get a thymio_driver instead of being simulated.
 """
@@ -14,7 +14,7 @@ from launch_ros.actions import Node
 
 
 def _graph(context, *args, **kwargs):
-    from thymio_road.launch_graph import ARGUMENTS, plan
+    from thymio_road.ros.launch_plan import ARGUMENTS, plan
 
     graph = plan({name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS})
     actions = [
@@ -33,7 +33,7 @@ def _graph(context, *args, **kwargs):
 
 
 def generate_launch_description():
-    from thymio_road.launch_graph import ARGUMENTS
+    from thymio_road.ros.launch_plan import ARGUMENTS
 
     return LaunchDescription([
         *(DeclareLaunchArgument(name, default_value=default, description=description)

@@ -14,7 +14,7 @@ from launch.substitutions import LaunchConfiguration
 
 
 def generate_launch_description():
-    from thymio_road.launch_graph import ARGUMENTS
+    from thymio_road.ros.launch_plan import ARGUMENTS
 
     base = os.path.join(get_package_share_directory('thymio_road'), 'launch', 'road_network.launch.py')
     declared = [(name, 'false' if name == 'real' else default,

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial import cKDTree
 
-from thymio_road import robot_model as rm
+from thymio_road.sim import robot_model as rm
 
 SENSOR_COUNT = 7
 #: The real robot's payload is 11 bits (DESIGN.md §4 keeps to 10 for SwarmCom framing).

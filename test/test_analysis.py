@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 from scipy.spatial import cKDTree
 
-from thymio_road import msgs
-from thymio_road import robot_model as rm
+from thymio_road.nodes import msgs
+from thymio_road.sim import robot_model as rm
 from thymio_road.analysis import BagError, Options, analyze_bag, read_recording
 from thymio_road.analysis import metrics as m
 from thymio_road.runtime.recorder import BagRecorder
@@ -403,7 +403,7 @@ def test_cli_analyze(run, tmp_path, capsys):
     assert proc.returncode == 0, proc.stderr
     assert 'thymio1' in proc.stdout and 'not computed: IR messages received' in proc.stdout
     assert (out / 'index.html').exists()
-    from thymio_road.cli import main
+    from thymio_road.cli.main import main
     assert main(['analyze', str(tmp_path / 'nope')]) == 2
     assert 'nope: no such file' in capsys.readouterr().err
 

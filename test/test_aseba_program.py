@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from thymio_road import driver
+from thymio_road.real import driver
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -486,4 +486,4 @@ def test_checker_rejects_broken_programs(program, what, good, bad):
 def test_program_is_installed_with_the_package():
     """setup.py installs the program where driver.program_path() looks after `pip install`/colcon."""
     setup = (ROOT / 'setup.py').read_text()
-    assert "(f'share/{PACKAGE}/aseba', glob('thymio_road/aseba/*.aesl'))" in setup
+    assert "(f'share/{PACKAGE}/aseba', glob('thymio_road/real/aseba/*.aesl'))" in setup

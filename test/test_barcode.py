@@ -3,7 +3,7 @@ import itertools
 import numpy as np
 import pytest
 
-from thymio_road.barcode import (BIT_LENGTH, RIGHT_SENSOR_OFFSET, Barcode, decode, decode_matched, encode,
+from thymio_road.map.barcode import (BIT_LENGTH, RIGHT_SENSOR_OFFSET, Barcode, decode, decode_matched, encode,
                                  predicted_samples)
 
 

@@ -5,9 +5,9 @@ import pytest
 import yaml
 from rosbags.highlevel import AnyReader
 
-from thymio_road.barcode_experiments import (interval, oval_track, right_turn_track, run_track, turn_track,
+from thymio_road.experiments.barcodes import (interval, oval_track, right_turn_track, run_track, turn_track,
                                              turn_track_start, window)
-from thymio_road.reading import score
+from thymio_road.experiments.barcode_scores import score
 
 
 def test_theoretical_window_of_equations_3_and_4():

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from thymio_road.collision import overlapping_pairs, penetration, resolve
-from thymio_road.sensors import hulls_world
+from thymio_road.sim.collision import overlapping_pairs, penetration, resolve
+from thymio_road.sim.sensors import hulls_world
 
 
 def test_penetration_depth_of_two_hulls_nose_to_tail():

@@ -1,6 +1,6 @@
 import pytest
 
-from thymio_road.controller import ControllerParams, RoadController, State, adiv, led_colour
+from thymio_road.control.controller import ControllerParams, RoadController, State, adiv, led_colour
 
 CLEAR = [0] * 7
 

@@ -16,10 +16,10 @@ import time
 
 import pytest
 
-from thymio_road import driver as d
-from thymio_road import msgs
-from thymio_road import robot_model as rm
-from thymio_road.driver import (Calibration, DriverCore, DriverParams, LinkError, LinkLost, Odometry,
+from thymio_road.real import driver as d
+from thymio_road.nodes import msgs
+from thymio_road.sim import robot_model as rm
+from thymio_road.real.driver import (Calibration, DriverCore, DriverParams, LinkError, LinkLost, Odometry,
                                 ReconnectPolicy, Watchdog)
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
@@ -68,7 +68,7 @@ class FakeLink:
 
 
 def test_fake_and_tdm_link_have_the_interface():
-    from thymio_road.thymio_link import TdmLink
+    from thymio_road.real.tdm_link import TdmLink
     for method in ('connect', 'poll', 'send', 'close'):
         expected = inspect.signature(getattr(d.ThymioLink, method))
         for cls in (FakeLink, TdmLink):
@@ -361,7 +361,7 @@ def test_driver_node_bad_parameters_name_the_parameter(name, value, message):
 
 def test_driver_node_default_link_is_tdmclient():
     from thymio_road.nodes.driver_node import DriverNode
-    from thymio_road.thymio_link import TdmLink
+    from thymio_road.real.tdm_link import TdmLink
     handle = EmbeddedNode(Executor(), 'driver', '/thymio2', {'tdm_host': '127.0.0.1', 'tdm_port': 8596,
                                                              'robot_name': 'Thymio 7'})
     node = DriverNode(handle)
@@ -373,7 +373,7 @@ def test_driver_node_default_link_is_tdmclient():
 # --- TdmLink and the installed tdmclient ----------------------------------------------------------
 
 def test_every_tdmclient_name_used_exists_in_the_installed_tdmclient():
-    from thymio_road import thymio_link
+    from thymio_road.real import tdm_link as thymio_link
     source = inspect.getsource(thymio_link)
     for module_name, dotted in thymio_link.TDMCLIENT_API:
         module = importlib.import_module(module_name)
@@ -392,7 +392,7 @@ def test_every_tdmclient_name_used_exists_in_the_installed_tdmclient():
 
 
 def test_tdm_link_refuses_bad_parameters_and_unreachable_tdm(program):
-    from thymio_road.thymio_link import TdmLink
+    from thymio_road.real.tdm_link import TdmLink
     with pytest.raises(ValueError, match='tdm_port must be in 0..65535, got 70000'):
         TdmLink('localhost', 70000)
     with socket.socket() as probe:                     # a free loopback port with nobody listening
@@ -484,7 +484,7 @@ class LoopbackTdm:
 
 def test_tdm_link_end_to_end_with_tdmclients_protocol_server(program):
     """The real TdmLink and tdmclient client against tdmclient's TDM server (loopback only)."""
-    from thymio_road.thymio_link import TdmLink
+    from thymio_road.real.tdm_link import TdmLink
     tdm = LoopbackTdm('Thymio 7')
     link = TdmLink('127.0.0.1', tdm.port, robot_name='Thymio 7', timeout=5.0)
     try:
@@ -529,7 +529,7 @@ def test_tdm_link_end_to_end_with_tdmclients_protocol_server(program):
     ('', 3, r"no free robot at all.*robots seen: 'Thymio 7' \(.*\) \(status 3\)"),   # busy: locked by another
 ])
 def test_tdm_link_refuses_a_missing_or_busy_robot(program, wanted, status, message):
-    from thymio_road.thymio_link import TdmLink
+    from thymio_road.real.tdm_link import TdmLink
     tdm = LoopbackTdm('Thymio 7')
     tdm.robot.status = status
     link = TdmLink('127.0.0.1', tdm.port, robot_name=wanted, timeout=0.6)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from rosbags.highlevel import AnyReader
 
-from thymio_road import robot_model as rm
-from thymio_road.collision import overlapping_pairs
+from thymio_road.sim import robot_model as rm
+from thymio_road.sim.collision import overlapping_pairs
 from thymio_road.runtime.run import Graph, run_scenario
 from thymio_road.scenario import load_scenario
 

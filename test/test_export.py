@@ -17,9 +17,10 @@ import resvg_py
 from PIL import Image
 from scipy import ndimage
 
-from thymio_road.barcode import BIT_LENGTH
-from thymio_road.export import PAGES, PT_PER_MM, ExportError, export_map, tile_layout
-from thymio_road.map import Arc, parse_map
+from thymio_road.map.barcode import BIT_LENGTH
+from thymio_road.map.export import PAGES, PT_PER_MM, ExportError, export_map, tile_layout
+from thymio_road.map.geometry import Arc
+from thymio_road.map.loader import parse_map
 
 import yaml
 
@@ -284,7 +285,7 @@ def test_svg_pages_and_preview_files(road_map, tmp_path):
 
 
 def test_cli_map_export(tmp_path, capsys):
-    from thymio_road.cli import main
+    from thymio_road.cli.main import main
     out = tmp_path / 'oval.pdf'
     assert main(['map', 'export', 'oval', '--format', 'pdf', '--page', 'A3', '--out', str(out)]) == 0
     assert "map 'oval' at 1:1" in capsys.readouterr().out

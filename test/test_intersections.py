@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from thymio_road.map import MapError, load_map
+from thymio_road.map.loader import load_map
+from thymio_road.map.road_map import MapError
 
 SIMPLE = Path(__file__).resolve().parent.parent / 'config' / 'maps' / 'simple.yaml'
 
@@ -48,7 +49,7 @@ def test_marks_are_printed_black_on_the_right(simple):
 
 
 def test_branching_links_leave_over_and_arrive_under():
-    from thymio_road.intersections import advance, branching
+    from thymio_road.map.intersections import advance, branching
     road_a = lambda s: (0.2 + s, 0.7, 0.0)  # noqa: E731 - a straight road heading east
     road_b = lambda s: (1.8 - s, 0.5, math.pi)  # noqa: E731 - and one heading west, on its right
     g = branching('B', 'a', 0.6, 'b', 1.0, road_a, road_b)
@@ -113,7 +114,7 @@ def cross(tmp_path_factory):
 
 
 def test_crossroad_lanes_circle_marks_and_blind_square(cross):
-    from thymio_road.intersections import ROAD_WIDTH
+    from thymio_road.map.intersections import ROAD_WIDTH
     (x1,) = cross.intersections
     r = x1.extra['radius']
     assert r == pytest.approx(0.108)  # the report's 10.8 cm (§7.4): CONTINUE lands on the circle
@@ -137,7 +138,7 @@ def test_crossroad_lanes_circle_marks_and_blind_square(cross):
 
 
 def test_crossroad_options_in_the_road_graph(cross):
-    from thymio_road.road_graph import check_graph
+    from thymio_road.map.road_graph import check_graph
     graph = check_graph(cross)
     options = {o.label: o for o in graph.options['X1@X1.turn_mark.s']}
     assert set(options) == {'exit 0', 'through', 'exit 2'}
@@ -151,8 +152,8 @@ def test_crossroad_options_in_the_road_graph(cross):
 def test_a_robot_takes_each_way_through_the_crossroad(cross, way, out):
     """Right, straight and left from the south arm end on their out-lanes, with no road loss."""
     from thymio_road.calibration import calibrate
-    from thymio_road.controller import ControllerParams, RoadController
-    from thymio_road.world import RobotSpec, World, WorldParams, start_pose_on_road
+    from thymio_road.control.controller import ControllerParams, RoadController
+    from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
     params = WorldParams()
     world = World(cross, [RobotSpec('r', *start_pose_on_road(cross, 'loop_s', 0.1))], params, seed=3)
     controller = RoadController(ControllerParams(speed=150, trigger_security='strict', bias_crossroad=100,

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from swarm_comm import prox_comm as pc
-from thymio_road import msgs
-from thymio_road import robot_model as rm
-from thymio_road.driver import COMM_RX_LABEL, parse_comm
+from thymio_road.nodes import msgs
+from thymio_road.sim import robot_model as rm
+from thymio_road.real.driver import COMM_RX_LABEL, parse_comm
 from thymio_road.nodes.ir_medium_node import IrMediumNode
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode

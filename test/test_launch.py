@@ -2,7 +2,7 @@
 
 launch / launch_ros / ament_index_python are replaced by recording stand-ins, so what is checked
 is our wiring: every Node action gets exactly the executable, name, namespace, parameters and
-remappings of thymio_road.launch_graph.plan, whose simulated part is node_specs — the function
+remappings of thymio_road.ros.launch_plan.plan, whose simulated part is node_specs — the function
 the embedded runtime instantiates (checked against a live embedded graph too).
 """
 import importlib.util
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from thymio_road import launch_graph as lg
+from thymio_road.ros import launch_plan as lg
 from thymio_road.scenario import load_scenario, node_specs, robot_specs
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,7 +1,7 @@
 """Issue #4 acceptance: one robot, 30 simulated minutes on each shipped map, random decisions."""
 import pytest
 
-from thymio_road.passages import drive
+from thymio_road.experiments.passages import drive
 from thymio_road.scenario import load_scenario
 
 
@@ -25,7 +25,7 @@ def test_delivery_missions_from_the_scenario_are_completed():
     """Three robots with missions given in the scenario each visit their locations in order."""
     import json
 
-    from thymio_road import msgs
+    from thymio_road.nodes import msgs
     from thymio_road.runtime.node import EmbeddedNode
     from thymio_road.runtime.run import Graph
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from thymio_road.controller import Action, Event, RoadController
-from thymio_road.map import load_map
-from thymio_road.navigation import Navigator, parse_mission
-from thymio_road.road_graph import RoadGraph
+from thymio_road.control.controller import Action, Event, RoadController
+from thymio_road.map.loader import load_map
+from thymio_road.control.navigation import Navigator, parse_mission
+from thymio_road.map.road_graph import RoadGraph
 
 ROOT = Path(__file__).resolve().parent.parent
 FROM_OUTER, FROM_INNER, AT_L1 = 'R1@R1.exit_mark.e', 'R1@R1.exit_mark.w', 'L1@L1.entry_mark'
@@ -133,7 +133,7 @@ def test_attach_keeps_the_controllers_seeded_random_choices(graph):
 
 def _run(duration, mission='', start_node=None, seed=1):
     os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
-    from thymio_road import msgs
+    from thymio_road.nodes import msgs
     from thymio_road.runtime.node import EmbeddedNode
     from thymio_road.runtime.run import Graph
     from thymio_road.scenario import load_scenario
@@ -188,7 +188,7 @@ def test_end_to_end_twenty_random_destinations_on_the_final_map():
         if not destinations or destinations[-1] != n:
             destinations.append(n)
     os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
-    from thymio_road import msgs
+    from thymio_road.nodes import msgs
     from thymio_road.runtime.node import EmbeddedNode
     from thymio_road.runtime.run import Graph
     from thymio_road.scenario import load_scenario

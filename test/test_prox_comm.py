@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from swarm_comm import prox_comm as pc
-from thymio_road import robot_model as rm
+from thymio_road.sim import robot_model as rm
 
 DELTA = 1e-3  # rad / cm: "just inside" and "just outside" a boundary
 

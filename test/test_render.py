@@ -9,10 +9,10 @@ import pytest
 from matplotlib.colors import to_rgb
 from PIL import Image
 
-from thymio_road import msgs
+from thymio_road.nodes import msgs
 from thymio_road.analysis import read_recording
 from thymio_road.analysis.style import IR_LINK, STATE_COLOURS
-from thymio_road.render import RenderError, render
+from thymio_road.analysis.render import RenderError, render
 from thymio_road.runtime.recorder import BagRecorder
 from thymio_road.runtime.run import Graph
 from thymio_road.scenario import load_scenario
@@ -126,7 +126,7 @@ def test_ir_message_is_drawn_from_sender_to_receiver(tmp_path):
 
 
 def test_cli_render(bag, tmp_path, capsys):
-    from thymio_road.cli import main
+    from thymio_road.cli.main import main
     out = tmp_path / 'cli.gif'
     assert main(['render', str(bag), '--out', str(out), '--start', '2', '--end', '3']) == 0
     assert '11 frames' in capsys.readouterr().out and out.exists()

@@ -5,9 +5,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from thymio_road.intersections import Intersection
-from thymio_road.map import MapError, load_map, parse_map
-from thymio_road.road_graph import RoadGraph, check_graph
+from thymio_road.map.intersections import Intersection
+from thymio_road.map.loader import load_map, parse_map
+from thymio_road.map.road_map import MapError
+from thymio_road.map.road_graph import RoadGraph, check_graph
 
 ROOT = Path(__file__).resolve().parent.parent
 SIMPLE = ROOT / 'config' / 'maps' / 'simple.yaml'

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from thymio_road import robot_model as rm
+from thymio_road.sim import robot_model as rm
 
 
 def test_motor_law_is_the_reports_linear_fit_below_the_plateau():

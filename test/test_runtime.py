@@ -1,7 +1,7 @@
 """The embedded runtime's rclpy subset: ordering, latching, names, timers, services."""
 import pytest
 
-from thymio_road import msgs
+from thymio_road.nodes import msgs
 from thymio_road.runtime.executor import Executor, TopicTypeError
 from thymio_road.runtime.node import EmbeddedNode, resolve_name
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from thymio_road import robot_model as rm
-from thymio_road.launch_graph import (IR_LINKS_TOPIC, MARKER_NAMESPACES, SHIPPED_RVIZ_SCENARIO,
-                                      rviz_config_path, rviz_for_scenario, shipped_rviz_path)
+from thymio_road.sim import robot_model as rm
+from thymio_road.ros.rviz_config import (IR_LINKS_TOPIC, MARKER_NAMESPACES, SHIPPED_RVIZ_SCENARIO,
+                                         rviz_config_path, rviz_for_scenario, shipped_rviz_path)
 from thymio_road.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ def robots() -> list[str]:
 def test_shipped_config_is_the_generated_one_for_the_oval():
     scenario = load_scenario(SHIPPED_RVIZ_SCENARIO)
     assert RVIZ.read_text() == rviz_for_scenario(scenario), \
-        'regenerate: python -m thymio_road.launch_graph > config/rviz/road_network.rviz'
+        'regenerate: python -m thymio_road.ros.rviz_config > config/rviz/road_network.rviz'
     # The launch files find the shipped config where the package is installed (the checkout's
     # config/ or an install's share/): the same file either way.
     assert shipped_rviz_path().read_text() == RVIZ.read_text()

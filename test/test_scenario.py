@@ -27,7 +27,7 @@ def test_shipped_scenario_by_name_and_overrides():
 def test_robots_start_with_the_follow_sensor_on_the_road():
     s = load_scenario('oval', robots=4)
     import math
-    from thymio_road import robot_model as rm
+    from thymio_road.sim import robot_model as rm
     for spec in robot_specs(s):
         gx, gy = rm.GROUND_SENSORS[0]
         x = spec.x + math.cos(spec.theta) * gx - math.sin(spec.theta) * gy

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from thymio_road import robot_model as rm
-from thymio_road.map import parse_map
-from thymio_road.noise import NoiseStream
-from thymio_road.sensors import GroundSensing, ProxSensing, ray_distances, sheet_walls
+from thymio_road.sim import robot_model as rm
+from thymio_road.map.loader import parse_map
+from thymio_road.sim.noise import NoiseStream
+from thymio_road.sim.sensors import GroundSensing, ProxSensing, ray_distances, sheet_walls
 
 QUIET = NoiseStream(np.random.SeedSequence(0))
 

@@ -11,10 +11,11 @@ import pytest
 import yaml
 
 from swarm_comm.prox_comm import ENKI_DOC, ProxCommChannel, naive_step, range_with_gain
-from thymio_road.controller import Action, ControllerParams, RoadController, State
-from thymio_road.intersections import Intersection, advance, crossroad
-from thymio_road.map import MapError, load_map
-from thymio_road.road_graph import RoadGraph
+from thymio_road.control.controller import Action, ControllerParams, RoadController, State
+from thymio_road.map.intersections import Intersection, advance, crossroad
+from thymio_road.map.loader import load_map
+from thymio_road.map.road_map import MapError
+from thymio_road.map.road_graph import RoadGraph
 from thymio_road.scenario import (
     ScenarioError,
     config_dir,
@@ -22,19 +23,8 @@ from thymio_road.scenario import (
     node_specs,
     robot_specs,
 )
-from thymio_road.traffic import (
-    ALL_STOP,
-    GO,
-    STOP,
-    Battery,
-    Lane,
-    LightPlace,
-    Timing,
-    TrafficLight,
-    decode,
-    light_places,
-    node_ids,
-)
+from thymio_road.control.traffic_light import Battery, Timing, TrafficLight, decode
+from thymio_road.map.lights import ALL_STOP, GO, STOP, Lane, LightPlace, light_places, node_ids
 
 # --- codes and phases -----------------------------------------------------------------------------
 
@@ -328,9 +318,9 @@ def _exit_run(tmp_path, lights: bool):
     """Robot 1 enters the location (mission), robot 2 follows 20 cm behind and continues: without
     a light they reach the merge together (the report's Fig. 16). The light's offset puts the
     siding's green when they arrive, so the road lane's robot is stopped, then let go."""
-    from thymio_road import msgs
+    from thymio_road.nodes import msgs
     from thymio_road.runtime.run import Graph
-    from thymio_road.traffic_measures import TrafficProbe
+    from thymio_road.runtime.traffic_probe import TrafficProbe
     data = {'name': 'exit', 'map': str(config_dir() / 'maps' / 'simple.yaml'), 'duration': 55.0, 'seed': 1,
             'controller': {'speed': 150, 'trigger_security': 'strict'},
             'robots': {'count': 2, 'road': 'outer', 'start': 2.0, 'missions': {'thymio1': [1]},
@@ -390,7 +380,7 @@ def test_battery_state_dims_the_light_in_the_medium(tmp_path):
 
 def test_summary_and_bag_give_the_same_traffic_measures(tmp_path):
     from thymio_road.runtime.run import run_scenario
-    from thymio_road.traffic_measures import measures_from_bag
+    from thymio_road.analysis.traffic import measures_from_bag
     path = tmp_path / 'two.yaml'
     path.write_text(yaml.safe_dump({
         'name': 'two', 'map': str(config_dir() / 'maps' / 'simple.yaml'), 'duration': 45.0, 'seed': 1,
@@ -427,7 +417,7 @@ def test_lights_sharing_a_code_must_stand_apart():
 
 
 def test_launch_plan_starts_the_lights_also_beside_real_robots():
-    from thymio_road import launch_graph as lg
+    from thymio_road.ros import launch_plan as lg
     for args in ({'scenario': 'final_traffic'}, {'scenario': 'final_traffic', 'real': 'thymio2'}):
         nodes = lg.plan(args).nodes
         lights = [n for n in nodes if n.executable == 'thymio_traffic_light']
@@ -440,13 +430,13 @@ def test_launch_plan_starts_the_lights_also_beside_real_robots():
 # --- crossroad conflicts (traffic_measures.CrossroadMonitor) ---------------------------------------
 
 def test_crossroad_conflict_needs_two_phases_inside_the_square():
-    from thymio_road.traffic_measures import CrossroadMonitor, crossroad_zones, summarise, MergeMonitor
+    from thymio_road.analysis.traffic import CrossroadMonitor, crossroad_zones, summarise, MergeMonitor
     road_map = load_map(config_dir() / 'maps' / 'final.yaml')
     (zone,) = crossroad_zones(road_map)
     assert zone.intersection == 'X1' and zone.half == pytest.approx((0.148, 0.148))
     assert zone.phase == {'w': 0, 's': 1, 'e': 0, 'n': 1}
     # a crossroad light's stop distance is measured from the square's centre (it was never reported)
-    from thymio_road.traffic_measures import crossroad_centres
+    from thymio_road.analysis.traffic import crossroad_centres
     assert crossroad_centres(road_map) == [pytest.approx((5.3, 1.55))]
     mon = CrossroadMonitor([zone])
     names = ['a', 'b', 'c', 'd']
@@ -485,7 +475,7 @@ def test_crossroad_lights_are_not_obstacles_to_the_lanes_they_command():
     lane's centre line, where line following puts it) must not see the light beside it with the
     front sensors that drive avoidance: at the generator's 15 cm the centre-right sensor read
     over 3000 (v2's stop) and robots stood there for good."""
-    from thymio_road.sensors import ProxSensing
+    from thymio_road.sim.sensors import ProxSensing
     road_map = load_map(config_dir() / 'maps' / 'final.yaml')
     x1 = next(i for i in road_map.intersections if i.kind == 'crossroad')
     sensing = ProxSensing(None, noise=0.0)

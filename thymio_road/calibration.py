@@ -12,9 +12,9 @@ from pathlib import Path
 
 import yaml
 
-from thymio_road.controller import ControllerParams, RoadController
-from thymio_road.map import parse_map
-from thymio_road.world import RobotSpec, World, WorldParams, start_pose_on_road
+from thymio_road.control.controller import ControllerParams, RoadController
+from thymio_road.map.loader import parse_map
+from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
 
 STRIP_LENGTH = 0.6
 REFERENCE_COMMAND = 260

@@ -14,10 +14,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from thymio_road.controller import ControllerParams
-from thymio_road.map import RoadMap, load_map
-from thymio_road.validation import ConfigError, Fields, load_yaml
-from thymio_road.world import RobotSpec, WorldParams, start_pose_on_road
+from thymio_road.control.controller import ControllerParams
+from thymio_road.map.loader import load_map
+from thymio_road.map.road_map import RoadMap
+from thymio_road.map.validation import ConfigError, Fields, load_yaml
+from thymio_road.sim.world import RobotSpec, WorldParams, start_pose_on_road
 
 PACKAGE = 'thymio_road'
 #: Robots are not placed closer than this along a road (a Thymio is 11 cm long).
@@ -147,7 +148,7 @@ _LIGHT_KEYS = {'green': float, 'clearance': float, 'offset': float, 'battery': d
 
 def _light_settings(data: dict, source: str, where: str, base: dict) -> dict:
     """Timing and battery fields of `lights:` (or of one of its overrides) on top of `base`."""
-    from thymio_road.traffic import Battery, Timing
+    from thymio_road.control.traffic_light import Battery, Timing
     f = Fields(data, source, where, ScenarioError)
     out = dict(base)
     for key, kind in _LIGHT_KEYS.items():
@@ -181,8 +182,9 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
     """The `lights:` key: which of the map's light places get a light (`at`: 'all' or intersection
     ids), their timing (`green`, `clearance`, `offset`, s), `battery` ({decay, half_life,
     initial}) and per-light `overrides` of those."""
-    from thymio_road.road_graph import RoadGraph
-    from thymio_road.traffic import Battery, Timing, light_places
+    from thymio_road.map.road_graph import RoadGraph
+    from thymio_road.control.traffic_light import Battery, Timing
+    from thymio_road.map.lights import light_places
     where = 'scenario.lights'
     common = {k: v for k, v in data.items() if k in _LIGHT_KEYS}
     f = Fields({k: v for k, v in data.items() if k not in _LIGHT_KEYS}, source, where, ScenarioError)

@@ -2,7 +2,10 @@
 
 ``analyze_bag(bag, out)`` is what ``thymio-road analyze`` runs; the pieces are :mod:`.bag`
 (reading), :mod:`.mapsource` (which map), :mod:`.metrics` (pure numpy), :mod:`.core` (the
-metrics of a recording, and what could not be computed) and :mod:`.report` (HTML, CSV, JSON, PNG).
+metrics of a recording, and what could not be computed) and :mod:`.report` (HTML, CSV, JSON, PNG);
+:mod:`.traffic` holds the traffic measures, :mod:`.render` and :mod:`.figures` the pictures.
+
+Imports ``scenario``, ``sim`` and ``map``; never the nodes or a runtime.
 """
 from __future__ import annotations
 

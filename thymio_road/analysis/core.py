@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from thymio_road import robot_model as rm
+from thymio_road.sim import robot_model as rm
 from thymio_road.analysis import metrics as m
 from thymio_road.analysis.bag import Poses, Recording
 from thymio_road.analysis.mapsource import MapSource

@@ -14,8 +14,9 @@ import numpy as np
 import yaml
 
 from thymio_road.analysis.bag import Recording, sibling_summary
-from thymio_road.map import RoadMap, load_map, parse_map
-from thymio_road.validation import ConfigError
+from thymio_road.map.loader import load_map, parse_map
+from thymio_road.map.road_map import RoadMap
+from thymio_road.map.validation import ConfigError
 
 
 @dataclass

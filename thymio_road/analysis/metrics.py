@@ -2,7 +2,7 @@
 
 Each function takes arrays and returns numbers or small records, so it can be tested on
 hand-made data. The definitions follow the simulator's own ground truth where it has one
-(:mod:`thymio_road.world`): a robot is on the road while its follow (left) ground sensor is over
+(:mod:`thymio_road.sim.world`): a robot is on the road while its follow (left) ground sensor is over
 a printed road pixel, and a *road loss* is a stretch of at least 0.3 s off the road.
 """
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from thymio_road import robot_model as rm
-from thymio_road.sensors import hulls_world
-from thymio_road.world import ROAD_LOSS_TIME
+from thymio_road.sim import robot_model as rm
+from thymio_road.sim.sensors import hulls_world
+from thymio_road.sim.world import ROAD_LOSS_TIME
 
 #: Hull gaps at or under this are a contact (robots are left 10 µm apart after a contact, and
 #: poses are interpolated between 10 Hz samples).

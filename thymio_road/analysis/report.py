@@ -105,7 +105,7 @@ def _cell(value: Any) -> Any:
 
 def _map_background(ax: Any, source: MapSource) -> tuple[float, float]:
     if source.road_map is not None:
-        from thymio_road.figures import map_image
+        from thymio_road.analysis.figures import map_image
         road_map = source.road_map
         w, h = road_map.width, road_map.height
         ax.imshow(map_image(road_map), cmap='gray', vmin=0, vmax=1, origin='lower',

@@ -6,7 +6,7 @@ LED. State changes and events go to ``controller/state`` (latched) and ``control
 (JSON in std_msgs/String) so that a bag alone explains every decision. The forward and centre
 buttons are Trigger services ``button/forward`` and ``button/center``.
 
-Map tracking and routing (docs/navigation.md): a :class:`~thymio_road.navigation.Navigator`
+Map tracking and routing (docs/navigation.md): a :class:`~thymio_road.control.navigation.Navigator`
 decides at the marks once the map is known (parameter ``map_file``, else the latched
 ``/world/map_description``); parameters ``mission`` ('3,1,5', '' = random driving) and
 ``start_node`` ('' = unknown); topic ``mission`` (std_msgs/String, '3,1,5') sets a new mission.
@@ -14,8 +14,8 @@ Its events ('node', 'arrival') go to ``controller/events`` like the controller's
 
 Traffic lights (docs/traffic.md): with ``obey_lights`` (default) the node enables the IR
 (``comm/enable``, repeated every second) and gives each ``comm/rx`` value to the controller
-(:meth:`~thymio_road.controller.RoadController.on_comm`), with the integer ids of the node the
-navigator says the robot is in and of the node it came from (:func:`thymio_road.traffic.node_ids`).
+(:meth:`~thymio_road.control.controller.RoadController.on_comm`), with the integer ids of the node the
+navigator says the robot is in and of the node it came from (:func:`thymio_road.map.lights.node_ids`).
 """
 from __future__ import annotations
 
@@ -25,13 +25,13 @@ from typing import Any
 
 import yaml
 
-from thymio_road import msgs
-from thymio_road import robot_model as rm
-from thymio_road.controller import ControllerParams, RoadController, State, led_colour
-from thymio_road.map import parse_map
-from thymio_road.navigation import Navigator, parse_mission
-from thymio_road.road_graph import RoadGraph
-from thymio_road.traffic import node_ids
+from thymio_road.nodes import msgs
+from thymio_road.sim import robot_model as rm
+from thymio_road.control.controller import ControllerParams, RoadController, State, led_colour
+from thymio_road.map.loader import parse_map
+from thymio_road.control.navigation import Navigator, parse_mission
+from thymio_road.map.road_graph import RoadGraph
+from thymio_road.map.lights import node_ids
 
 #: Parameters a scenario may set for a controller (with ControllerParams' defaults).
 PARAMETERS = ControllerParams()

@@ -6,7 +6,7 @@ event, 10 Hz), ``proximity/<name>`` (Range), ``comm/rx``, ``odom`` and the TF
 (the pose where the robot was put down) on ``/tf_static``; draws the robot on
 ``/world/markers`` in its top LED colour. Subscribes ``cmd_vel``, ``comm/tx``,
 ``comm/enable`` and ``led/body/top``. All robot logic (calibration, watchdog, reconnection)
-is in :class:`thymio_road.driver.DriverCore`; the link is :class:`thymio_road.thymio_link.TdmLink`.
+is in :class:`thymio_road.real.driver.DriverCore`; the link is :class:`thymio_road.real.tdm_link.TdmLink`.
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import math
 import time
 from typing import Any, Callable
 
-from thymio_road import msgs
-from thymio_road import robot_model as rm
-from thymio_road.driver import (COMM_RX_LABEL, COMM_RX_SIZE, Calibration, CommReading, DriverCore,
+from thymio_road.nodes import msgs
+from thymio_road.sim import robot_model as rm
+from thymio_road.real.driver import (COMM_RX_LABEL, COMM_RX_SIZE, Calibration, CommReading, DriverCore,
                                 DriverParams, Odometry, SensorReading, ThymioLink, load_program,
                                 measured_twist)
 
@@ -59,7 +59,7 @@ class DriverNode:
                 raise ValueError(f"period must be in (0, 0.1] s to keep up with 10 Hz events, got {p['period']}")
             program = load_program(p['program'] or None)
             if link is None:
-                from thymio_road.thymio_link import TdmLink
+                from thymio_road.real.tdm_link import TdmLink
                 link = TdmLink(p['tdm_host'], int(p['tdm_port']), p['robot_name'], p['robot_id'],
                                float(p['connect_timeout']))
         except (ValueError, FileNotFoundError) as exc:

@@ -6,7 +6,7 @@ the default, or ``enki_code``). Per robot namespace (DESIGN.md §3) the node sub
 warning), to ``comm/enable`` (std_msgs/Bool; disabled until enabled, as on the real robot;
 enabling turns on both sending and receiving) and to ``ground_truth`` (the world's poses). It
 publishes ``comm/rx`` (std_msgs/Int16MultiArray, 15 values: rx, payloads[7], intensities[7]).
-The layout is the driver's (:data:`thymio_road.driver.COMM_RX_LABEL`), so a controller cannot
+The layout is the driver's (:data:`thymio_road.real.driver.COMM_RX_LABEL`), so a controller cannot
 tell the simulator from a real robot.
 
 Timing: a robot sends every 0.1 s at its own phase, the phase of its "prox" event in the world.
@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 
 from swarm_comm import prox_comm
-from thymio_road import msgs
-from thymio_road.driver import COMM_RX_LABEL, COMM_RX_SIZE
+from thymio_road.nodes import msgs
+from thymio_road.real.driver import COMM_RX_LABEL, COMM_RX_SIZE
 from thymio_road.scenario import robot_specs, scenario_of_node
-from thymio_road.sensors import sheet_walls
+from thymio_road.sim.sensors import sheet_walls
 
 #: Seed-sequence key of the medium's noise stream (the world uses the scenario seed directly).
 NOISE_STREAM = 0x1C0

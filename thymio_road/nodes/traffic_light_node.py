@@ -1,6 +1,6 @@
 """Traffic-light node: one static Thymio at a location exit or a crossroad (docs/traffic.md).
 
-Runs the pure :class:`~thymio_road.traffic.TrafficLight` on a 0.1 s timer in its namespace
+Runs the pure :class:`~thymio_road.control.traffic_light.TrafficLight` on a 0.1 s timer in its namespace
 (``/light_<intersection>``, as the scenario names it):
 
 - ``comm/tx`` (std_msgs/Int16): one code per period, Appendix A's node+20 (stop) / node+40 (go)
@@ -23,9 +23,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from thymio_road import msgs
+from thymio_road.nodes import msgs
 from thymio_road.scenario import scenario_of_node
-from thymio_road.traffic import Battery, Timing, TrafficLight, phase_names
+from thymio_road.control.traffic_light import Battery, Timing, TrafficLight, phase_names
 
 PERIOD = 0.1
 #: Battery state and comm enable are republished every this many periods.

@@ -18,16 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from thymio_road import msgs
-from thymio_road import robot_model as rm
+from thymio_road.nodes import msgs
+from thymio_road.sim import robot_model as rm
 from thymio_road.scenario import robot_specs, scenario_of_node, world_params
-from thymio_road.world import World, WorldParams
+from thymio_road.sim.world import World, WorldParams
 
 MARKER_PERIOD_TICKS = 10
 
 
 class WorldNode:
-    """Owns a :class:`~thymio_road.world.World` and steps it on a timer of `physics_dt`."""
+    """Owns a :class:`~thymio_road.sim.world.World` and steps it on a timer of `physics_dt`."""
 
     def __init__(self, node: Any) -> None:
         self.node = node

@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from thymio_road.msgs import QoS
+from thymio_road.nodes.msgs import QoS
 
 
 @dataclass(eq=False)

@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from thymio_road import msgs
+from thymio_road.nodes import msgs
 from thymio_road.runtime.executor import Executor, Topic
 
 

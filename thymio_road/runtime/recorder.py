@@ -12,7 +12,7 @@ from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, Q
                                 QosTime)
 from rosbags.rosbag2 import StoragePlugin, Writer
 
-from thymio_road import msgs
+from thymio_road.nodes import msgs
 
 _ZERO = QosTime(0, 0)
 

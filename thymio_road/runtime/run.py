@@ -119,7 +119,7 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
                 log = TrajectoryLog(graph)
                 if len(scenario.robots) > 1 and scenario.road_map.intersections:
                     # Traffic measures (docs/traffic.md): throughput, contacts, merge conflicts.
-                    from thymio_road.traffic_measures import TrafficProbe
+                    from thymio_road.runtime.traffic_probe import TrafficProbe
                     probe = TrafficProbe(graph)
                 bar = _progress(scenario.duration, progress)
                 wall0 = time.perf_counter()
@@ -142,7 +142,7 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
         summary['traffic'] = probe.summary()
     (out / 'summary.json').write_text(json.dumps(summary, indent=2) + '\n')
     if picture:
-        from thymio_road.figures import plot_trajectories
+        from thymio_road.analysis.figures import plot_trajectories
         plot_trajectories(scenario.road_map, log.per_robot(), out / 'trajectories.png',
                           f'{scenario.name}: {len(scenario.robots)} robots, '
                           f'{summary["simulated_s"]:.0f} s simulated, seed {scenario.seed}')

@@ -1,0 +1,136 @@
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from thymio_road.map.loader import load_map, parse_map
+from thymio_road.map.road_map import MapError
+
+ROOT = Path(__file__).resolve().parent.parent
+OVAL = ROOT / 'config' / 'maps' / 'oval.yaml'
+
+
+def straight_map(**extra):
+    data = {'name': 't', 'size': [1.0, 0.5],
+            'roads': [{'id': 'r', 'start': [0.1, 0.25, 0], 'pieces': [{'straight': 0.8}]}]}
+    data.update(extra)
+    return data
+
+
+def test_oval_closes_and_has_expected_length():
+    m = load_map(OVAL)
+    road = m.road('loop')
+    assert road.closed
+    assert road.length == pytest.approx(2 * 0.6 + 2 * math.pi * 0.4)
+    x0, y0, h0 = road.pose_at(0.0)
+    x1, y1, h1 = road.pose_at(road.length - 1e-9)
+    assert (x0, y0) == pytest.approx((x1, y1), abs=1e-6)
+
+
+def test_gradient_runs_white_left_to_black_right_on_a_straight():
+    m = parse_map(straight_map(), 'inline')
+    col = int(0.5 / m.resolution)
+    profile = m.grey[:, col]
+    on_road = np.flatnonzero(m.road_index[:, col] >= 0)
+    # 3 cm wide at 1 mm per pixel
+    assert len(on_road) == pytest.approx(30, abs=1)
+    # Driving along +x, left is +y: grey rises from the right (low y, black) to the left (white).
+    values = profile[on_road]
+    assert np.all(np.diff(values) > 0)
+    assert values[0] < 0.05 and values[-1] > 0.95
+    assert profile[0] == 1.0  # paper is white
+
+
+def test_arc_gradient_is_radial_black_outside_on_a_left_turn():
+    m = load_map(OVAL)
+    # Right half-circle of the oval: centre (1.2, 0.55), radius 0.4, driven counter-clockwise.
+    row = int(0.55 / m.resolution)
+    inner = m.grey[row, int((1.2 + 0.4 - 0.012) / m.resolution)]
+    outer = m.grey[row, int((1.2 + 0.4 + 0.012) / m.resolution)]
+    assert inner > 0.85 and outer < 0.15
+
+
+def test_pose_at_is_continuous_across_pieces():
+    road = load_map(OVAL).road('loop')
+    pts = road.sample(0.002)
+    steps = np.hypot(*np.diff(pts[:, :2], axis=0).T)
+    assert steps.max() < 0.0021
+
+
+BAD_MAPS = {
+    'missing roads': ({'size': [1, 1]}, "missing required field 'roads'"),
+    'unknown field': (straight_map(colour='red'), "unknown field 'colour'"),
+    'unknown piece': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.25, 0],
+                                           'pieces': [{'spiral': 1}]}]), "pieces[0]: unknown piece type 'spiral'"),
+    'negative length': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.25, 0],
+                                             'pieces': [{'straight': -0.2}]}]), "'r' pieces[0]: straight length"),
+    'radius too small': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.25, 0],
+                                              'pieces': [{'arc': {'radius': 0.01, 'angle_deg': 90}}]}]),
+                         "'r' pieces[0] arc.radius"),
+    'does not close': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.25, 0], 'closed': True,
+                                            'pieces': [{'straight': 0.5}]}]), "'r': closed road does not close"),
+    'off the sheet': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.25, 0],
+                                           'pieces': [{'straight': 2.0}]}]), "'r': the road leaves the"),
+    'bad number': (straight_map(resolution='fine'), 'map.resolution: must be a number'),
+    'too coarse': (straight_map(resolution=0.005), 'map.resolution: must be in'),
+    'duplicate id': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.1, 0], 'pieces': [{'straight': 0.2}]},
+                                         {'id': 'r', 'start': [0.1, 0.3, 0], 'pieces': [{'straight': 0.2}]}]),
+                     "roads[1]: duplicate road id 'r'"),
+    'barcode code 0': (straight_map(barcodes=[{'road': 'r', 'at': 0.1, 'code': 0}]),
+                       "barcodes[0] 'barcode0'.code: must be 1..7"),
+    'barcode code 9': (straight_map(barcodes=[{'road': 'r', 'at': 0.1, 'code': 9}]), '.code: must be 1..7'),
+    'barcode overlap': (straight_map(barcodes=[{'id': 'a', 'road': 'r', 'at': 0.1, 'code': 1},
+                                               {'id': 'b', 'road': 'r', 'at': 0.15, 'code': 2}]),
+                        "barcodes 'b': overlaps 'a'"),
+    'barcode on left side': (straight_map(barcodes=[{'road': 'r', 'at': 0.1, 'code': 3, 'side': 'left'}]),
+                             "must be on the road's right side"),
+    'barcode off the road end': (straight_map(barcodes=[{'road': 'r', 'at': 0.75, 'code': 3}]),
+                                 'must lie within road'),
+    'barcode not under the sensor': (straight_map(barcodes=[{'road': 'r', 'at': 0.1, 'code': 3, 'gap': 0.015}]),
+                                     'right ground sensor runs 24.8 mm'),
+    'barcode on another road': (straight_map(roads=[
+        {'id': 'r', 'start': [0.1, 0.25, 0], 'pieces': [{'straight': 0.8}]},
+        {'id': 'q', 'start': [0.1, 0.225, 0], 'pieces': [{'straight': 0.8}]}],
+        barcodes=[{'road': 'r', 'at': 0.1, 'code': 3}]), "overlaps road 'q'"),
+    'mark with a code': (straight_map(marks=[{'road': 'r', 'at': 0.1, 'code': 2}]), 'carries no code'),
+    'bad start': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.25], 'pieces': [{'straight': 0.2}]}]),
+                  "'r'.start: must be [x, y, heading_deg]"),
+}
+
+
+@pytest.mark.parametrize('case', sorted(BAD_MAPS))
+def test_malformed_maps_are_rejected_naming_file_and_element(tmp_path, case):
+    import yaml
+    data, expected = BAD_MAPS[case]
+    path = tmp_path / f'{case.replace(" ", "_")}.yaml'
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(MapError) as info:
+        load_map(path)
+    message = str(info.value)
+    assert message.startswith(str(path) + ':')
+    assert expected in message
+
+
+def test_yaml_syntax_error_names_line(tmp_path):
+    path = tmp_path / 'broken.yaml'
+    path.write_text('size: [1, 1\nroads: []\n')
+    with pytest.raises(MapError, match=r'broken.yaml: not valid YAML at line \d+'):
+        load_map(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(MapError, match='cannot read'):
+        load_map(tmp_path / 'nope.yaml')
+
+
+def test_barcodes_are_printed_black_where_bits_are_one():
+    m = parse_map(straight_map(barcodes=[{'id': 'b', 'road': 'r', 'at': 0.2, 'code': 6}],
+                               marks=[{'road': 'r', 'at': 0.5}]), 'inline')
+    row = int((0.25 - 0.026) / m.resolution)
+    bits = [m.grey[row, int((0.1 + 0.2 + (k + 0.5) * 0.027) / m.resolution)] for k in range(4)]
+    assert bits == [0.0, 1.0, 0.0, 0.0]  # trigger black, then 6 = 0b110 LSB first
+    assert m.grey[row, int((0.1 + 0.5 + 0.01) / m.resolution)] == 0.0  # the mark
+    footprint = m.barcode_index == 0
+    cols = np.flatnonzero(footprint.any(axis=0))
+    assert (cols[-1] - cols[0] + 1) * m.resolution == pytest.approx(0.108, abs=0.0015)

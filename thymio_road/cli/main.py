@@ -1,0 +1,161 @@
+"""`thymio-road`: run scenarios in the embedded runtime, check maps, and run experiments."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+DEFAULT_SCENARIO = 'oval'
+
+
+def main(argv: list[str] | None = None) -> int:
+    # The embedded runtime records rosbags types even where rclpy is installed.
+    os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, 'func'):
+        parser.print_help()
+        return 2
+    from thymio_road.map.validation import ConfigError
+    try:
+        return int(args.func(args) or 0)
+    except ConfigError as exc:
+        print(f'error: {exc}', file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog='thymio-road', description=__doc__)
+    sub = parser.add_subparsers(metavar='COMMAND')
+
+    run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)')
+    run.add_argument('--scenario', default=DEFAULT_SCENARIO,
+                     help=f'shipped scenario name or a scenario file (default: {DEFAULT_SCENARIO})')
+    run.add_argument('--robots', type=_positive_int, help='number of robots (default: the scenario\'s)')
+    run.add_argument('--duration', type=_positive_float, help='simulated seconds (default: the scenario\'s)')
+    run.add_argument('--seed', type=int, help='random seed (default: the scenario\'s)')
+    run.add_argument('--out', type=Path, help='output folder (default: runs/<scenario>-<time>)')
+    run.add_argument('--no-record', action='store_true', help='do not write a rosbag')
+    run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
+    run.add_argument('--quiet', action='store_true', help='no progress bar')
+    run.set_defaults(func=cmd_run)
+
+    calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)")
+    calibrate.add_argument('--scenario', default=DEFAULT_SCENARIO)
+    calibrate.add_argument('--robots', type=_positive_int)
+    calibrate.add_argument('--seed', type=int)
+    calibrate.add_argument('--out', type=Path, required=True,
+                           help='YAML file of per-robot overrides; name it in the scenario as '
+                                'robots: {calibration: FILE}')
+    calibrate.set_defaults(func=cmd_calibrate)
+
+    passages = sub.add_parser('passages', help='drive one robot and check every intersection passage '
+                                                 'ended on the branch it chose (ground truth)')
+    passages.add_argument('--scenario', default='simple')
+    passages.add_argument('--duration', type=_positive_float)
+    passages.add_argument('--seed', type=int)
+    passages.add_argument('--out', type=Path, help='write the result as JSON to this file')
+    passages.set_defaults(func=cmd_passages)
+
+    map_cmd = sub.add_parser('map', help='work with map files')
+    map_sub = map_cmd.add_subparsers(metavar='ACTION')
+    check = map_sub.add_parser('check', help='validate a map file (exit 0 if usable)')
+    check.add_argument('path', type=Path)
+    check.set_defaults(func=cmd_map_check)
+
+    # Commands that live with their subject; each module exposes register(subparsers).
+    from swarm_comm import cli as swarmcom_cli
+    swarmcom_cli.register(sub)
+    from thymio_road.experiments import barcodes as barcode_experiments
+    barcode_experiments.register(sub)
+    from thymio_road.cli import tools as cli_tools; cli_tools.register(sub, map_sub)
+    # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f'must be a positive integer, got {text}')
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f'must be a positive number, got {text}')
+    return value
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from thymio_road.runtime.run import run_scenario
+    from thymio_road.scenario import load_scenario
+    scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration)
+    out = args.out or Path('runs') / f'{scenario.name}-{time.strftime("%Y%m%d-%H%M%S")}'
+    if (out / 'bag').exists() and not args.no_record:
+        print(f'error: {out / "bag"} already exists; choose another --out', file=sys.stderr)
+        return 2
+    result = run_scenario(scenario, out, record=not args.no_record, progress=not args.quiet,
+                          picture=not args.no_picture)
+    s = result.summary
+    print(f'{"interrupted after" if result.interrupted else "simulated"} {s["simulated_s"]:.1f} s '
+          f'with {s["robots_count"]} robots in {s["wall_time_s"]:.1f} s '
+          f'({s["real_time_factor"]}x real time)')
+    for row in s['robots']:
+        lap_text = f' ({row["laps"]:.2f} laps)' if row['laps'] is not None else ''
+        print(f'  {row["robot"]}: {row["distance_m"]:.2f} m{lap_text}, on road '
+              f'{100 * (row["on_road_fraction"] or 0):.1f} %, road losses {row["road_losses"]}, '
+              f'state {row["final_state"]}')
+    print(f'outputs in {out}/: ' + ', '.join(
+        p for p in ('bag/', 'summary.json', 'trajectories.png') if (out / p.rstrip('/')).exists()))
+    return 130 if result.interrupted else 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from thymio_road.calibration import calibrate, write_overrides
+    from thymio_road.scenario import load_scenario, world_params
+    scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed)
+    names = [r.name for r in scenario.robots]
+    factors = calibrate(len(names), scenario.seed, world_params(scenario))
+    write_overrides(names, factors, args.out)
+    for i, name in enumerate(names):
+        print(f"{name}: speed_factor {factors[i]['speed_factor']}, wheel_balance {factors[i]['wheel_balance']}")
+    print(f'written to {args.out}')
+    return 0
+
+
+def cmd_passages(args: argparse.Namespace) -> int:
+    import json
+    from thymio_road.experiments.passages import drive
+    from thymio_road.scenario import load_scenario
+    scenario = load_scenario(args.scenario, robots=1, seed=args.seed, duration=args.duration)
+    summary, score = drive(scenario)
+    result = {'scenario': scenario.name, 'seed': scenario.seed, 'simulated_s': scenario.duration,
+              'robot': summary, **score.as_dict()}
+    print(f"{scenario.name}, seed {scenario.seed}, {scenario.duration:.0f} s: {summary['road_losses']} road "
+          f"losses; {result['ok']}/{result['passages']} passages on the chosen branch")
+    for key, count in result['by_kind_and_choice'].items():
+        print(f'  {key}: {count}')
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=2) + '\n')
+    return 0
+
+
+def cmd_map_check(args: argparse.Namespace) -> int:
+    from thymio_road.map.loader import load_map
+    road_map = load_map(args.path)
+    grey = road_map.grey  # rendering is part of the check
+    rows, cols = grey.shape
+    total = sum(r.length for r in road_map.roads)
+    print(f'{args.path}: ok: map \'{road_map.name}\', {road_map.width} × {road_map.height} m, '
+          f'{len(road_map.roads)} roads, {total:.2f} m of road, raster {cols} × {rows} px '
+          f'at {road_map.resolution * 1000:g} mm')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,630 @@
+"""The road-driving controller of the report (§3, §4, §6, Appendix A), free of ROS.
+
+It runs on each "prox" event (10 Hz) with the raw ground and horizontal proximity values and
+returns integer motor targets, like the Aseba program. Integer arithmetic follows Aseba
+(division truncates toward zero) so that the thresholds behave as on the robot.
+"""
+from __future__ import annotations
+
+import enum
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from thymio_road.map.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
+
+#: Report eq. (1), the barcode bit (§5) and the event period, for the matched reading.
+SPEED_CM_PER_UNIT = 0.032
+BIT_CM = BIT_LENGTH * 100
+EVENT_PERIOD = 0.1
+
+
+class State(enum.Enum):
+    """The report's state machine (§3, Fig. 2)."""
+
+    ROAD = 1
+    READ = 2
+    ACTION = 3
+    CONTINUE = 4
+    EXIT = 5
+    BACK = 6
+    STOP = 7
+
+
+def adiv(a: int, b: int) -> int:
+    """Aseba's integer division: truncates toward zero (Python's // floors)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+@dataclass(frozen=True)
+class ControllerParams:
+    """Constants of Appendix A and Table 5; `grey_ref` is each robot's calibration (§10)."""
+
+    grey_ref: int = 500
+    speed_low: int = 150
+    speed_med: int = 260
+    speed_high: int = 410
+    #: Initial road speed (Aseba units).
+    speed: int = 150
+    #: Proportional gains as dividing factors per state (§4): ROAD/BACK 3, READ 6, ACTION/EXIT 2.
+    gain_road: int = 3
+    gain_read: int = 6
+    gain_action: int = 2
+    #: Spin in place when |ground - GREY_REF| exceeds this (road lost).
+    lost_threshold: int = 300
+    spin_divisor: int = 4
+    obs_threshold: int = 1000
+    obs_threshold_max: int = 3000
+    #: 'v2' slows down in proportion then stops (§6, Fig. 10); 'v1' stops; 'off' ignores obstacles.
+    avoidance: str = 'v2'
+    #: GREY_THRESH: a right ground sensor value below it is a black bit (Appendix A).
+    grey_thresh: int = 400
+    #: The security against reading the road's black side: no trigger unless the follow sensor
+    #: reads below GREY_REF + white_margin (the report's white_threshold, §5 and §9).
+    white_margin: int = 200
+    #: 'report': the security above; 'strict': also require the trigger reading to be as dark
+    #: as printed black under the sensor (below black_ratio · GREY_REF) and the follow sensor
+    #: near its reference — see docs/barcodes.md for why this removes the right-turn triggers.
+    trigger_security: str = 'report'
+    black_ratio: float = 0.3
+    #: 'report': one sample per bit at counts 1 + ((2k+1)·interval − 1)/2 in integer arithmetic,
+    #: as in Appendix A; 'matched': a sample at every event, decoded as the code that explains
+    #: them best for the speed's distance per event (eq. 1) — see docs/barcodes.md.
+    read_method: str = 'report'
+    #: Act on the codes read (speed changes, intersections); off for reading experiments.
+    barcode_actions: bool = True
+    #: The robot's speed calibration (report §10): motor commands are multiplied by it so that
+    #: this robot drives at the reference robot's speed ("command × counts = constant").
+    speed_factor: float = 1.0
+    #: The left wheel's command is multiplied by it so that both wheels turn alike (measured by
+    #: `thymio-road calibrate` from the line-following correction on a straight strip).
+    wheel_balance: float = 1.0
+    #: Intersection counters in 0.1 s counts (report §7), compared as in Appendix A
+    #: (`counter > limit`): CONTINUE drives blind until it passes `crossing`; EXIT follows the
+    #: line until `exit_count` (roundabout, branching: "42 counts" is `counter > 41`) before
+    #: ROAD; in a location the robot stops after `location_count` for `stop_count` (2 s).
+    crossing: int = 21
+    exit_count: int = 41
+    #: The crossroad's EXIT (right turn, or the left turn in the central circle): `counter > 29`.
+    crossroad_exit_count: int = 29
+    #: BACK lasts 1.2 s: the time the robot on the barcode needs to finish reading it (§6).
+    back_count: int = 12
+    #: CONTINUE's left wheel, in % of the speed, per intersection kind: the report's
+    #: (85 + 3·actionType) % (§9) by default; tuned to a map's geometry when needed.
+    bias_branching: int = 85
+    bias_roundabout: int = 88
+    bias_crossroad: int = 91
+    bias_location: int = 94
+    #: Leaving the crossroad's circle after a left turn (our addition, docs/intersections.md):
+    #: a robot that has followed the 10.8 cm circle heads about 42° inside its tangent, because
+    #: its sensors lead its wheels by 7.2 cm, so its last two crossings turn left more.
+    bias_crossroad_left: int = 91
+    location_count: int = 130
+    stop_count: int = 20
+    #: Traffic lights (docs/traffic.md): act on the codes received by IR (Appendix A's allStop /
+    #: allStart). `light_timeout`: counts stopped by a light without hearing it before driving on
+    #: anyway (0: wait for the go, as the report's robots did). `light_siding_count`: counts of
+    #: driving after the stop in a location during which the robot still obeys the location's
+    #: light as a robot leaving the siding: 40 counts at the lowest speed are 19 cm, from the
+    #: stop (41 cm before the merge) to 22 cm before it, where the lanes come closer than a
+    #: Thymio's width. From there it has started merging and, like a robot crossing, ignores
+    #: the light (docs/traffic.md).
+    obey_lights: bool = True
+    light_timeout: int = 0
+    light_siding_count: int = 40
+    #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.avoidance not in ('v1', 'v2', 'off'):
+            raise ValueError(f"avoidance must be 'v1', 'v2' or 'off', got {self.avoidance!r}")
+        if self.read_method not in ('report', 'matched'):
+            raise ValueError(f"read_method must be 'report' or 'matched', got {self.read_method!r}")
+        if self.trigger_security not in ('report', 'strict'):
+            raise ValueError(f"trigger_security must be 'report' or 'strict', got {self.trigger_security!r}")
+        if not 0 < self.grey_thresh < 1023:
+            raise ValueError(f'grey_thresh must be in 1..1022, got {self.grey_thresh}')
+        for name in ('bias_branching', 'bias_roundabout', 'bias_crossroad', 'bias_crossroad_left', 'bias_location'):
+            if not 50 <= getattr(self, name) <= 100:
+                raise ValueError(f'{name} must be in 50..100 %, got {getattr(self, name)}')
+        if not 0 <= self.light_timeout <= 100000:
+            raise ValueError(f'light_timeout must be in 0..100000 counts, got {self.light_timeout}')
+        for name in ('crossing', 'exit_count', 'crossroad_exit_count', 'location_count', 'stop_count', 'back_count',
+                     'light_siding_count'):
+            if not 1 <= getattr(self, name) <= 1000:
+                raise ValueError(f'{name} must be in 1..1000 counts, got {getattr(self, name)}')
+        if not 0.8 <= self.wheel_balance <= 1.25:
+            raise ValueError(f'wheel_balance must be in [0.8, 1.25], got {self.wheel_balance}')
+        if not 0.5 <= self.speed_factor <= 2.0:
+            raise ValueError(f'speed_factor must be in [0.5, 2], got {self.speed_factor}')
+        if not 0 < self.black_ratio < 1:
+            raise ValueError(f'black_ratio must be in (0, 1), got {self.black_ratio}')
+        for name in ('speed_low', 'speed_med', 'speed_high'):
+            if not 0 < getattr(self, name) <= 500:
+                raise ValueError(f'{name} must be in 1..500 motor units, got {getattr(self, name)}')
+        if not -500 <= self.speed <= 500:
+            raise ValueError(f'speed must be in -500..500 motor units, got {self.speed}')
+        if not 0 < self.grey_ref < 1023:
+            raise ValueError(f'grey_ref must be in 1..1022, got {self.grey_ref}')
+
+
+class Action(enum.IntEnum):
+    """actionType of Appendix A: the kind of intersection, which also sets CONTINUE's bias."""
+
+    BRANCHING = 0
+    ROUNDABOUT = 1
+    CROSSROAD = 2
+    LOCATION = 3
+
+
+#: Table 6: codes on the road that announce an intersection.
+INTERSECTION_CODES = {4: Action.BRANCHING, 5: Action.CROSSROAD, 6: Action.LOCATION, 7: Action.ROUNDABOUT}
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something worth recording: a state change, a barcode read, a decision."""
+
+    kind: str
+    data: dict
+
+
+@dataclass
+class RoadController:
+    params: ControllerParams = field(default_factory=ControllerParams)
+    state: State = State.ROAD
+
+    def __post_init__(self) -> None:
+        self.speed = self.params.speed
+        self.events: list[Event] = []
+        self.counter = 0
+        self.old_state = self.state
+        self.counter_read = 0
+        self.code = 0
+        self.samples: list[int] = []
+        # Intersections (report §7).
+        self.action: Action | None = None
+        self.saved_speed = self.speed
+        self.counter_continue = 0
+        self.read_location = False
+        self.delivering = False
+        self.location: int | None = None
+        self.rng = random.Random(self.params.seed)
+        #: Decides 'exit' or 'continue' at a mark: (action, marks passed) → choice. Random by
+        #: default, as in the report; a route follower replaces it.
+        self.decide: Callable[[Action, int], str] = self._random_choice
+        #: Picks 'right', 'straight' or 'left' when a crossroad is announced.
+        self.choose_direction: Callable[[], str] = lambda: self.rng.choice(('right', 'straight', 'left'))
+        self.direction = ''
+        self.turned_left = False
+        # Traffic lights (Appendix A: allStop / allStart, incrementCounter); see on_comm.
+        self.stopped_by_light = False
+        self.light_old_state = self.state
+        #: Appendix A's incrementCounter: 0 freezes the stop in a location while the light says so.
+        self.increment_counter = 1
+        #: Integer ids (traffic.node_ids) of the node the robot is in or last passed, and of the
+        #: one before it (the node it came from); set by the node from the navigator.
+        self.current_node: int | None = None
+        self.previous_node: int | None = None
+        #: 'siding' from the exit into a location's siding until it has driven out of it.
+        self.light_lane: str | None = None
+        self.light_lane_count = 0
+        self._light_stopped_lane: tuple[str, int | None] | None = None
+        self._light_quiet = 0
+
+    # --- interface ------------------------------------------------------------------------------
+    def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
+        """One "prox" event: returns (motor.left.target, motor.right.target).
+
+        The order is Appendix A's: line following with the current state's gain, then the
+        trigger test, then the READ counting (which therefore counts the trigger event as 1).
+        """
+        if self._light_tick():
+            return 0, 0
+        if self.state is State.STOP:
+            if self.delivering:
+                self._deliver()
+            return 0, 0
+        follow, read = int(ground[0]), int(ground[1])
+        prox = [int(v) for v in prox]
+        if self.state is State.CONTINUE:
+            left, right = self._cross(prox)
+        else:
+            left, right = self._follow_line(follow, prox)
+        if self.state is State.ROAD and self._triggers(follow, read):
+            if self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold:
+                self._back_off()
+            else:
+                self._start_read(follow, read)
+        elif self.state is State.BACK:
+            self.counter += 1
+            if self.counter >= self.params.back_count:
+                # "I always assigned the slowest speed possible when starting moving forwards again" (§6)
+                self.speed = self.params.speed_low
+                self._set_state(State.ROAD)
+        if self.state is State.ACTION:
+            self._action(follow, read)
+        elif self.state is State.EXIT:
+            self._exit(follow, read)
+        if self.state is State.READ:
+            self._read(read)
+        f, b = self.params.speed_factor, self.params.wheel_balance
+        if f == 1.0 and b == 1.0:
+            return left, right
+        return _clip(round(left * f * b)), _clip(round(right * f))
+
+    def stop(self) -> None:
+        """The centre button: stop whatever the state (§3, STOP)."""
+        self._set_state(State.STOP)
+
+    def start(self) -> None:
+        """The forward button: drive on the road again."""
+        self.stopped_by_light = False
+        self._light_stopped_lane = None
+        self._set_state(State.ROAD)
+
+    def drain_events(self) -> list[Event]:
+        events, self.events = self.events, []
+        return events
+
+    # --- behaviour ------------------------------------------------------------------------------
+    def _set_state(self, state: State) -> None:
+        if state is not self.state:
+            self.events.append(Event('state', {'from': self.state.name, 'to': state.name}))
+            self.state = state
+
+    # --- barcodes (report §5, Appendix A) --------------------------------------------------------
+    @property
+    def interval(self) -> int:
+        """Events per bit: interval = 2·SPEED_HIGH / speed (eq. 2), integer as on the robot."""
+        return adiv(2 * self.params.speed_high, max(abs(self.speed), 1))
+
+    @property
+    def step_cm(self) -> float:
+        """Distance travelled per event at the current speed, by eq. (1)."""
+        return max(abs(self.speed), 1) * SPEED_CM_PER_UNIT * EVENT_PERIOD
+
+    def read_schedule(self) -> tuple[int, int, int, int]:
+        """READ counts (the trigger event is 1) of the three samples and of the end (Appendix A)."""
+        i = self.interval
+        return tuple(1 + adiv((2 * k + 1) * i - 1, 2) for k in (1, 2, 3, 4))  # type: ignore[return-value]
+
+    def _matched_end(self) -> int:
+        """Count at which a matched read has seen the whole barcode (and left its last bit)."""
+        return 1 + math.ceil((4 * BIT_CM + BLACK_MARGIN_CM) / self.step_cm)
+
+    def _triggers(self, follow: int, read: int, marks: bool = False) -> bool:
+        """A black bit under the reading sensor, with the report's security. The strict security
+        is not applied to the crossroad's marks (`marks=True`): on its 10.8 cm circle the follow
+        sensor rides well on the dark side of the grey reference, which is how the P controller
+        turns that tightly."""
+        p = self.params
+        if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin:
+            return False
+        if p.trigger_security == 'strict' and not marks:
+            return read < p.black_ratio * p.grey_ref and abs(follow - p.grey_ref) < p.white_margin // 2
+        return True
+
+    def _back_off(self) -> None:
+        """Another robot is on the barcode at the trigger: back up at the lowest speed for 1.2 s (§6)."""
+        self.events.append(Event('back', {'speed': self.speed}))
+        self.counter = 0
+        self.speed = -self.params.speed_low
+        self._set_state(State.BACK)
+
+    def _start_read(self, follow: int, read: int) -> None:
+        self.events.append(Event('trigger', {'speed': self.speed, 'ground': [follow, read]}))
+        self.old_state = self.state
+        self._set_state(State.READ)
+        self.counter_read = 0
+        self.code = 0
+        self.samples = []
+
+    def _read(self, read: int) -> None:
+        self.counter_read += 1
+        c = self.counter_read
+        if self.params.read_method == 'matched':
+            self.samples.append(read)
+            if c < self._matched_end():
+                return
+            black = [v < self.params.grey_thresh for v in self.samples]
+            self.code = decode_matched(black, self.step_cm)
+        else:
+            first, second, third, end = self.read_schedule()
+            if c in (first, second, third):
+                self.samples.append(read)
+                if read < self.params.grey_thresh:
+                    self.code += {first: 1, second: 2, third: 4}[c]
+            if c != end:
+                return
+        self.events.append(Event('barcode', {'code': self.code, 'speed': self.speed,
+                                             'interval': self.interval, 'samples': self.samples}))
+        self._set_state(self.old_state)
+        if self.state is State.ROAD and self.params.barcode_actions:
+            self._apply_road_code(self.code)
+        elif self.state is State.EXIT and self.action is Action.LOCATION:
+            # Inside a location a barcode names the place (Table 6).
+            self.location = self.code
+            self.events.append(Event('location', {'number': self.code}))
+
+    def _apply_road_code(self, code: int) -> None:
+        """Table 6, on the road: 1-3 set the speed; 4-7 announce an intersection."""
+        p = self.params
+        speeds = {1: p.speed_low, 2: p.speed_med, 3: p.speed_high}
+        if code in speeds:
+            if speeds[code] != self.speed:
+                self.events.append(Event('speed', {'from': self.speed, 'to': speeds[code]}))
+                self.speed = speeds[code]
+            return
+        action = INTERSECTION_CODES.get(code)
+        if action is None:
+            return
+        # Intersections are driven at the lowest speed; a location and a crossroad also leave
+        # at it (Appendix A: savedSpeed = SPEED_LOW for codes 5 and 6).
+        self.saved_speed = p.speed_low if action in (Action.CROSSROAD, Action.LOCATION) else self.speed
+        self.speed = p.speed_low
+        self.action = action
+        self.light_lane = None  # a new node: the previous location's light no longer speaks to it
+        if action is Action.LOCATION:
+            self.location = None  # until this location's barcode is read
+        self.counter_continue = 0
+        self.events.append(Event('intersection', {'action': action.name.lower()}))
+        if action is Action.CROSSROAD:
+            # The report draws the way on the barcode ("call math.rand(random); decisionState =
+            # random%3"); we draw it at the first mark, before anything depends on it, so that
+            # a route planner has seen the robot arrive at this node (Navigator).
+            self.direction = ''
+            self.turned_left = False
+        self._set_state(State.ACTION)
+
+    # --- intersections (report §7, Appendix A) -----------------------------------------------------
+    def _random_choice(self, action: Action, passed: int) -> str:
+        return 'exit' if self.rng.random() < 0.5 else 'continue'
+
+    def _leave_intersection(self) -> None:
+        self.speed = self.saved_speed
+        self.events.append(Event('left', {'action': self.action.name.lower() if self.action else None}))
+        self.action = None
+        self._set_state(State.ROAD)
+
+    def _action(self, follow: int, read: int) -> None:
+        """ACTION: follow the line (gain 2) and act on each mark as decided."""
+        if self.action in (Action.BRANCHING, Action.LOCATION) and self.counter_continue >= 2:
+            # "If continue was chosen, return to road state after two readings."
+            self._leave_intersection()
+            return
+        if self.action is Action.CROSSROAD:
+            if self.counter_continue == 3:
+                # "I decided to force the fourth continue action directly at the end of the
+                # third one" (§7.4): the last bit was often missed.
+                self.counter_continue = 4
+                self.counter = 0
+                self._set_state(State.CONTINUE)
+                return
+            if self.counter_continue == 4:
+                self._leave_intersection()
+                return
+        if not self._triggers(follow, read, marks=self.action is Action.CROSSROAD):
+            return
+        self.counter = 0
+        assert self.action is not None
+        if self.action is Action.CROSSROAD:
+            self._crossroad_mark()
+            return
+        may_exit = not (self.action is Action.ROUNDABOUT and self.counter_continue % 2)
+        may_exit = may_exit and not (self.action in (Action.BRANCHING, Action.LOCATION)
+                                     and self.counter_continue >= 1)
+        choice = self.decide(self.action, self.counter_continue) if may_exit else 'continue'
+        self.events.append(Event('decision', {'action': self.action.name.lower(), 'mark': self.counter_continue,
+                                              'choice': choice}))
+        if choice == 'exit':
+            if self.action is Action.LOCATION:
+                self.read_location = False
+                self.light_lane, self.light_lane_count = 'siding', 0
+            self._set_state(State.EXIT)
+        else:
+            self.counter_continue += 1
+            self._set_state(State.CONTINUE)
+
+    def _crossroad_mark(self) -> None:
+        """The crossroad's sequences (§7.4): right exits at the first bit; straight crosses four
+        times; left crosses twice, follows the central circle from the third bit (EXIT, then
+        back to ACTION) and crosses twice more from the next one."""
+        if not self.direction:
+            self.direction = self.choose_direction()
+            self.events.append(Event('decision', {'action': 'crossroad', 'mark': 0, 'choice': self.direction}))
+        if self.direction == 'right' and self.counter_continue == 0 or \
+                self.direction == 'left' and self.counter_continue == 2 and not self.turned_left:
+            self._set_state(State.EXIT)
+            return
+        self.counter_continue += 1
+        self._set_state(State.CONTINUE)
+
+    def _cross(self, prox: list[int]) -> tuple[int, int]:
+        """CONTINUE: drive blind across the exit or entry, with a slight left bias (§7.1, §9).
+
+        Something in front stops the robot and freezes the count, since the crossing is timed
+        (§6: "it stops the timer responsible for this motion without line following").
+        """
+        p = self.params
+        if p.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > p.obs_threshold:
+            return 0, 0
+        self.counter += 1
+        assert self.action is not None
+        bias = getattr(self.params, f'bias_{self.action.name.lower()}')
+        if self.action is Action.CROSSROAD and self.turned_left:
+            bias = self.params.bias_crossroad_left
+        left, right = adiv(bias * self.speed, 100), self.speed
+        if self.counter > self.params.crossing:
+            self._set_state(State.ACTION)
+        return _clip(left), _clip(right)
+
+    def _exit(self, follow: int, read: int) -> None:
+        """EXIT: follow the branch taken; in a location read its barcode, then stop and deliver."""
+        self.counter += 1
+        p = self.params
+        if self.action is Action.LOCATION:
+            if not self.read_location and read > p.grey_thresh:
+                self.read_location = True  # past the entry mark: the next barcode names the place
+            elif self.read_location and self._triggers(follow, read):
+                self._start_read(follow, read)
+                return
+            if self.counter > p.location_count:
+                self.delivering = True
+                self.events.append(Event('stop', {'location': self.location}))
+                self._set_state(State.STOP)
+        elif self.action is Action.CROSSROAD:
+            if self.counter > p.crossroad_exit_count:
+                if self.direction == 'left' and not self.turned_left:
+                    # "then I forced him to come back to the ACTION state instead of the ROAD state"
+                    self.turned_left = True
+                    self._set_state(State.ACTION)
+                else:
+                    self._leave_intersection()
+        elif self.counter > p.exit_count:
+            self._leave_intersection()
+
+    def _deliver(self) -> None:
+        """The 2 s stop in a location, then the road at the lowest speed ("like in a village").
+        The count stands still while the location's light holds the siding (incrementCounter)."""
+        self.counter += self.increment_counter
+        if self.counter > self.params.location_count + self.params.stop_count:
+            self.delivering = False
+            self.read_location = False
+            self.saved_speed = self.params.speed_low
+            self._leave_intersection()
+
+    # --- traffic lights (Appendix A: allStop / allStart; docs/traffic.md) ---------------------------
+    def on_comm(self, code: int) -> None:
+        """A value received by IR (prox.comm.rx). Light codes (traffic.decode) act on the lane the
+        robot is in: at a crossroad, before it has started crossing, node+20 / node+40 addressed
+        to the node it came from stop / start it; at a location, a robot that continued past the
+        siding entry stops on node+20 and goes on node+40 and a robot leaving the siding does the
+        opposite (its stop timer frozen while held); node+60 holds both. A robot is never stopped
+        while it crosses (CONTINUE)."""
+        if not self.params.obey_lights:
+            return
+        from thymio_road.control.traffic_light import decode
+        decoded = decode(code)
+        if decoded is None:
+            return
+        command, node = decoded
+        lane = self._light_stopped_lane if self.stopped_by_light else self.light_context()
+        if lane is None:
+            return
+        kind, address = lane
+        if address is None and kind == 'crossroad':
+            return  # the node it came from is unknown: it cannot know whether it is addressed
+        if address is not None and node != address:
+            return
+        self._light_quiet = 0
+        stop = command != 'go' if kind != 'siding' else command != 'stop'
+        if stop:
+            self._light_stop(code, lane)
+        else:
+            self._light_go(code, lane)
+
+    def light_context(self) -> tuple[str, int | None] | None:
+        """The lane a light may command now, with the node id that addresses it, or None."""
+        if self.action is Action.CROSSROAD and self.state is State.ACTION and self.counter_continue == 0:
+            return 'crossroad', self.previous_node
+        if self.action is Action.LOCATION and self.state is State.ACTION and self.counter_continue == 1:
+            return 'road', self.current_node
+        if self.light_lane == 'siding' and (self.delivering or self.state in (State.EXIT, State.ROAD)):
+            return 'siding', self.current_node
+        return None
+
+    def _light_stop(self, code: int, lane: tuple[str, int | None]) -> None:
+        if self.delivering:
+            if self.increment_counter:
+                self.increment_counter = 0
+                self.events.append(Event('light', {'code': code, 'command': 'hold', 'lane': lane[0]}))
+            return
+        if self.stopped_by_light:
+            return
+        self.stopped_by_light = True
+        self._light_stopped_lane = lane
+        self.light_old_state = self.state
+        self.events.append(Event('light', {'code': code, 'command': 'stop', 'lane': lane[0],
+                                           'from': self.state.name}))
+        self._set_state(State.STOP)
+
+    def _light_go(self, code: int | None, lane: tuple[str, int | None] | None) -> None:
+        command = 'go' if code is not None else 'timeout'
+        if not self.increment_counter:
+            self.increment_counter = 1
+            self.events.append(Event('light', {'code': code, 'command': command, 'lane': lane[0] if lane else None}))
+        if self.stopped_by_light:
+            self.stopped_by_light = False
+            self._light_stopped_lane = None
+            self.events.append(Event('light', {'code': code, 'command': command, 'lane': lane[0] if lane else None,
+                                               'to': self.light_old_state.name}))
+            self._set_state(self.light_old_state)
+
+    def _light_tick(self) -> bool:
+        """Each event: the timeout (when set), the end of the siding lane; True while held by a light."""
+        if self.stopped_by_light or not self.increment_counter:
+            self._light_quiet += 1
+            if self.params.light_timeout and self._light_quiet > self.params.light_timeout:
+                self._light_go(None, self._light_stopped_lane or ('siding', self.current_node))
+        if self.light_lane == 'siding' and self.state is State.ROAD and not self.stopped_by_light:
+            self.light_lane_count += 1
+            if self.light_lane_count > self.params.light_siding_count:
+                self.light_lane = None
+        return self.stopped_by_light
+
+    def _gain(self) -> int:
+        p = self.params
+        if self.state in (State.ROAD, State.BACK):
+            return p.gain_road
+        if self.state is State.READ:
+            return p.gain_read
+        return p.gain_action
+
+    def _follow_line(self, ground_left: int, prox: list[int]) -> tuple[int, int]:
+        """P line following on the left ground sensor with collision avoidance (Appendix A)."""
+        p = self.params
+        diff = ground_left - p.grey_ref
+        k = self._gain()
+        add_left, add_right = adiv(diff, k), adiv(-diff, k)
+        left, right = self.speed + add_left, self.speed + add_right
+        front = max(prox[1], prox[2], prox[3])
+        if (p.avoidance != 'off' and front > p.obs_threshold
+                and self.state in (State.ROAD, State.ACTION, State.EXIT)):
+            if p.avoidance == 'v2':
+                # Slow down in proportion to the obstacle and to the nominal speed (§6, Fig. 10).
+                excess = front - p.obs_threshold
+                slow = adiv(excess, adiv(75, 1 + adiv(self.speed, p.speed_low)))
+                left, right = left - slow, right - slow
+            if p.avoidance == 'v1' or front > p.obs_threshold_max:
+                left, right = 0, 0
+        elif self.state is State.BACK and max(prox[5], prox[6]) > p.obs_threshold_max:
+            left, right = 0, 0
+        if abs(diff) > p.lost_threshold:
+            # Road lost: spin on the spot. It finds the road again only from the white side (§4).
+            left, right = adiv(diff, p.spin_divisor), adiv(-diff, p.spin_divisor)
+        return _clip(left), _clip(right)
+
+
+def _clip(u: int) -> int:
+    return max(-500, min(500, u))
+
+
+#: Top LED colour per state (Appendix A), RGB in 0..32 as Aseba's leds.top.
+def led_colour(controller: RoadController) -> tuple[int, int, int]:
+    p = controller.params
+    state = controller.state
+    if state is State.ROAD:
+        level = 3 - adiv(controller.speed - p.speed_low, p.speed_low)
+        return 32, max(0, min(32, level * 8)), 0
+    if state is State.READ:
+        return 32, 32, 32
+    if state is State.STOP:
+        return 0, 0, 0
+    if state is State.BACK:
+        return 32, 0, 32
+    # At intersections: leds.top(0, 10·actionType, 10·(3 − actionType)) (Appendix A).
+    kind = int(controller.action) if controller.action is not None else 0
+    return 0, min(32, 10 * kind), max(0, 10 * (3 - kind))

@@ -1,0 +1,128 @@
+"""Traffic-light Thymios (report §7.2, §7.4, §9; Appendix A): what a light sends and shows over
+time, its battery, and how a robot decodes what it hears; free of ROS.
+
+The codes and the lanes they address are the map's (:mod:`thymio_road.map.lights`).
+
+The battery (:class:`Battery`): the report saw the lights' range shrink as their batteries ran
+down (§9) but gives no figures. The law here is a chosen one: the IR intensity follows the charge,
+which halves every ``half_life`` seconds (600 s by default), so that with the documented channel
+the range x0 + √g·(ρ − x0) falls from 23 cm to 16.3 cm after 10 minutes and to 8.1 cm after 30.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from thymio_road.map.lights import ALL_STOP, CODE_MAX, CODE_MIN, GO, STOP, LightPlace
+
+#: Top LED colours (Aseba 0..32): phase 0 green, phase 1 blue, clearance red.
+PHASE_COLOURS = ((0, 32, 0), (0, 0, 32))
+CLEARANCE_COLOUR = (32, 0, 0)
+#: Battery voltage of a Thymio's Li-ion cell, full and empty (V), for BatteryState.
+VOLTAGE_FULL, VOLTAGE_EMPTY = 4.2, 3.3
+
+
+def decode(code: int) -> tuple[str, int] | None:
+    """A received value → ('stop' | 'go' | 'all_stop', node id), or None when it is no light code."""
+    code = int(code)
+    if not CODE_MIN <= code <= CODE_MAX:
+        return None
+    base = (code - STOP) // 20
+    return ('stop', 'go', 'all_stop')[base], code - STOP - 20 * base
+
+
+# --- timing, codes and colours -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Timing:
+    """Fixed-time control: each phase `green` seconds, then `clearance` seconds all red."""
+
+    green: float = 8.0
+    clearance: float = 5.0
+    #: Seconds added to the clock (lights of one crossroad share it, so they stay in step).
+    offset: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 0.5 <= self.green <= 600:
+            raise ValueError(f'green must be in [0.5, 600] s, got {self.green}')
+        if not 0 <= self.clearance <= 60:
+            raise ValueError(f'clearance must be in [0, 60] s, got {self.clearance}')
+        if not math.isfinite(self.offset):
+            raise ValueError(f'offset must be finite, got {self.offset}')
+
+    def phase_at(self, t: float, phases: int = 2) -> int | None:
+        """The open phase at time t (s), or None during a clearance (every phase is followed by one)."""
+        slot = self.green + self.clearance
+        u = (t + self.offset) % (phases * slot)
+        k = int(u // slot)
+        return k if u - k * slot < self.green else None
+
+
+@dataclass(frozen=True)
+class Battery:
+    """A light's battery: the charge, hence the IR intensity, halves every `half_life` seconds."""
+
+    decay: bool = False
+    half_life: float = 600.0
+    initial: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 1.0 <= self.half_life <= 1e7:
+            raise ValueError(f'half_life must be in [1, 1e7] s, got {self.half_life}')
+        if not 0.0 <= self.initial <= 1.0:
+            raise ValueError(f'initial must be in [0, 1], got {self.initial}')
+
+    def charge(self, t: float) -> float:
+        """Charge fraction at time t (s); also the emitted IR intensity relative to a full battery."""
+        if not self.decay:
+            return self.initial
+        return self.initial * 0.5 ** (max(t, 0.0) / self.half_life)
+
+    def voltage(self, t: float) -> float:
+        return VOLTAGE_EMPTY + (VOLTAGE_FULL - VOLTAGE_EMPTY) * self.charge(t)
+
+
+class TrafficLight:
+    """What one light sends and shows at time t: the pure core of the traffic_light node."""
+
+    def __init__(self, place: LightPlace, timing: Timing = Timing()) -> None:
+        self.place = place
+        self.timing = timing
+
+    def phase(self, t: float) -> int | None:
+        return self.timing.phase_at(t, self.place.phases)
+
+    def codes(self, t: float) -> list[int]:
+        """The values this light cycles through (one per 0.1 s period) at time t."""
+        p = self.phase(t)
+        if self.place.kind == 'location':
+            n = self.place.node
+            # One value speaks to both lanes: +40 opens the road lane (and holds the siding),
+            # +20 opens the siding (and holds the road), +60 holds both.
+            return [n + ALL_STOP] if p is None else [n + GO] if p == 0 else [n + STOP]
+        codes = []
+        for lane in self.place.lanes:
+            for a in lane.addresses:
+                codes.append(a + (GO if p is not None and lane.phase == p else STOP))
+        return codes
+
+    def code(self, t: float, period: int) -> int:
+        """The value for the `period`-th transmission (0.1 s periods), cycling through codes(t)."""
+        codes = self.codes(t)
+        return codes[period % len(codes)] if codes else 0
+
+    def led(self, t: float) -> tuple[int, int, int]:
+        p = self.phase(t)
+        return CLEARANCE_COLOUR if p is None else PHASE_COLOURS[p % len(PHASE_COLOURS)]
+
+
+def lane_open(place: LightPlace, lane: str, timing: Timing, t: float) -> bool:
+    """Whether `lane` of `place` is open at time t (for tests and metrics)."""
+    p = timing.phase_at(t, place.phases)
+    return p is not None and any(x.name == lane and x.phase == p for x in place.lanes)
+
+
+def phase_names(place: LightPlace) -> Sequence[str]:
+    """Human names of the phases: the lanes each opens."""
+    return ['+'.join(x.name for x in place.lanes if x.phase == p) or f'phase {p}' for p in range(place.phases)]

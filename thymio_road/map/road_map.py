@@ -1,0 +1,195 @@
+"""The printed road map: roads of straight pieces and arcs, rendered to a raster.
+
+A road is 3 cm wide with a grey gradient from white (left) to black (right) in the driving
+direction (report §4); turns are arcs with a radial gradient. The raster is the printed sheet:
+the ground sensors sample it and it is published as ``/map``.
+
+Everything in memory is metres and radians (map files use degrees: :mod:`thymio_road.map.loader`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from thymio_road.map.barcode import BIT_LENGTH, Barcode
+from thymio_road.map.geometry import Piece
+from thymio_road.map.intersections import Intersection
+from thymio_road.map.validation import ConfigError
+
+MAX_RESOLUTION = 0.001
+
+
+class MapError(ConfigError):
+    """A map file that cannot be used; the message names the file, the element and the problem."""
+
+
+@dataclass(frozen=True)
+class Road:
+    """A road: pieces joined end to start, drawn in the driving direction."""
+
+    id: str
+    pieces: tuple[Piece, ...]
+    closed: bool
+    #: Drawing order: exits are printed over the road they leave (+1), entries under (−1).
+    layer: int = 0
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        return np.concatenate([[0.0], np.cumsum([p.length for p in self.pieces])])
+
+    @property
+    def length(self) -> float:
+        return float(self.offsets[-1])
+
+    def pose_at(self, s: float) -> tuple[float, float, float]:
+        """Pose of the centre line at arc length s (wrapped on a closed road)."""
+        if self.closed:
+            s = s % self.length
+        s = min(max(s, 0.0), self.length)
+        i = int(np.searchsorted(self.offsets, s, side='right')) - 1
+        i = min(i, len(self.pieces) - 1)
+        return self.pieces[i].pose_at(s - self.offsets[i])
+
+    def sample(self, step: float = 0.005) -> np.ndarray:
+        """Centre-line points (n×3: x, y, heading) every `step` metres."""
+        n = max(2, int(math.ceil(self.length / step)) + 1)
+        return np.array([self.pose_at(s) for s in np.linspace(0.0, self.length, n)])
+
+
+@dataclass(frozen=True, eq=False)
+class RoadMap:
+    """A printed map: a sheet of `size` metres with roads on it."""
+
+    name: str
+    source: str
+    width: float
+    height: float
+    resolution: float
+    walls: bool
+    road_width: float
+    roads: tuple[Road, ...]
+    barcodes: tuple[Barcode, ...] = ()
+    intersections: tuple[Intersection, ...] = ()
+
+    def road(self, road_id: str) -> Road:
+        for road in self.roads:
+            if road.id == road_id:
+                return road
+        raise KeyError(road_id)
+
+    @cached_property
+    def shape(self) -> tuple[int, int]:
+        """Raster shape (rows = y, cols = x), row 0 at y = 0 like nav_msgs/OccupancyGrid."""
+        return (int(round(self.height / self.resolution)), int(round(self.width / self.resolution)))
+
+    @cached_property
+    def _layers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        grey = np.ones(self.shape, dtype=np.float32)
+        index = np.full(self.shape, -1, dtype=np.int16)
+        for k in sorted(range(len(self.roads)), key=lambda k: self.roads[k].layer):
+            for piece in self.roads[k].pieces:
+                _draw_piece(grey, index, k, piece, self.road_width, self.resolution)
+        codes = np.full(self.shape, -1, dtype=np.int16)
+        for k, barcode in enumerate(self.barcodes):
+            for rows, cols, s in self.barcode_pixels(barcode):
+                bit = np.minimum(((s - barcode.at) / BIT_LENGTH).astype(int), barcode.bits - 1)
+                black = np.asarray(barcode.bit_values)[bit] == 1
+                grey[rows, cols] = np.where(black, 0.0, 1.0)
+                codes[rows, cols] = k
+        for layer in (grey, index, codes):
+            layer.setflags(write=False)
+        return grey, index, codes
+
+    @property
+    def grey(self) -> np.ndarray:
+        """Printed grey level per pixel, 1 = white paper, 0 = black."""
+        return self._layers[0]
+
+    @property
+    def road_index(self) -> np.ndarray:
+        """Index of the road printed at each pixel, -1 off road (ground truth for the metrics)."""
+        return self._layers[1]
+
+    @property
+    def barcode_index(self) -> np.ndarray:
+        """Index in `barcodes` of the barcode printed at each pixel, -1 elsewhere (ground truth)."""
+        return self._layers[2]
+
+    @cached_property
+    def blind_area(self) -> np.ndarray:
+        """Pixels that intersections are built to be crossed blind, over bare paper (a crossroad's
+        square and the starts of its out-lanes; rectangles in ``extra['blind']``): a follow
+        sensor there is not off its road (ground truth for road losses)."""
+        area = np.zeros(self.shape, dtype=bool)
+        ys, xs = ((np.arange(n) + 0.5) * self.resolution for n in self.shape)
+        for inter in self.intersections:
+            for cx, cy, heading, half_along, half_across in inter.extra.get('blind', ()):
+                gx, gy = np.meshgrid(xs - cx, ys - cy)
+                c, s = math.cos(heading), math.sin(heading)
+                area |= (np.abs(c * gx + s * gy) <= half_along) & (np.abs(-s * gx + c * gy) <= half_across)
+        area.setflags(write=False)
+        return area
+
+    def barcode_pixels(self, barcode: Barcode) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Pixels (rows, cols) of a barcode's footprint with their arc length along its road."""
+        road = self.road(barcode.road)
+        u_in, u_out = barcode.lateral_span(self.road_width)
+        found = []
+        for piece, offset in zip(road.pieces, road.offsets):
+            lo, hi = max(barcode.at, offset), min(barcode.end, offset + piece.length)
+            if lo >= hi:
+                continue
+            pts = np.array([piece.pose_at(t - offset) for t in np.linspace(lo, hi, 16)])
+            r0, r1, c0, c1 = _bbox(pts, u_out + 2 * self.resolution, self.resolution, self.shape)
+            if r0 >= r1 or c0 >= c1:
+                continue
+            gx, gy = np.meshgrid((np.arange(c0, c1) + 0.5) * self.resolution,
+                                 (np.arange(r0, r1) + 0.5) * self.resolution)
+            s_local, u = piece.local(gx, gy)
+            s_road = s_local + offset
+            mask = (s_road >= lo) & (s_road < hi) & (-u >= u_in) & (-u <= u_out)
+            rr, cc = np.nonzero(mask)
+            found.append((rr + r0, cc + c0, s_road[mask]))
+        return found
+
+    def pixel_scalar(self, x: float, y: float) -> tuple[int, int]:
+        """Row and column of one point, clipped to the sheet (no numpy overhead in hot paths)."""
+        rows, cols = self.shape
+        return (min(max(int(y / self.resolution), 0), rows - 1),
+                min(max(int(x / self.resolution), 0), cols - 1))
+
+    def pixel(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Row and column of points, clipped to the sheet."""
+        rows, cols = self.shape
+        r = np.clip((np.asarray(y) / self.resolution).astype(int), 0, rows - 1)
+        c = np.clip((np.asarray(x) / self.resolution).astype(int), 0, cols - 1)
+        return r, c
+
+
+def _bbox(pts: np.ndarray, margin: float, res: float, shape: tuple[int, int]
+          ) -> tuple[int, int, int, int]:
+    """Pixel rows and columns around points (n×2+), clipped to the raster."""
+    rows, cols = shape
+    c0 = max(int((pts[:, 0].min() - margin) / res), 0)
+    c1 = min(int((pts[:, 0].max() + margin) / res) + 1, cols)
+    r0 = max(int((pts[:, 1].min() - margin) / res), 0)
+    r1 = min(int((pts[:, 1].max() + margin) / res) + 1, rows)
+    return r0, r1, c0, c1
+
+
+def _draw_piece(grey: np.ndarray, index: np.ndarray, k: int, piece: Piece, width: float,
+                res: float) -> None:
+    """Paint one piece's gradient: white on the left edge, black on the right, later over earlier."""
+    pts = np.array([piece.pose_at(s)[:2] for s in np.linspace(0.0, piece.length, 64)])
+    r0, r1, c0, c1 = _bbox(pts, width / 2 + 2 * res, res, grey.shape)
+    if c0 >= c1 or r0 >= r1:
+        return
+    px = (np.arange(c0, c1) + 0.5) * res
+    py = (np.arange(r0, r1) + 0.5) * res
+    gx, gy = np.meshgrid(px, py)
+    s, u = piece.local(gx, gy)
+    mask = (s >= -res / 2) & (s <= piece.length + res / 2) & (np.abs(u) <= width / 2)
+    grey[r0:r1, c0:c1][mask] = (0.5 + u / width)[mask]
+    index[r0:r1, c0:c1][mask] = k

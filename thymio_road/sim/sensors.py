@@ -1,0 +1,161 @@
+"""Sensor models of the Thymio II as in Enki: ground sensors on the printed map, horizontal proximity.
+
+Both are pure functions of the world's ground truth, vectorised with numpy.
+"""
+from __future__ import annotations
+
+import math
+import weakref
+
+import numpy as np
+from scipy.ndimage import gaussian_filter
+
+from thymio_road.sim import robot_model as rm
+from thymio_road.map.road_map import RoadMap
+from thymio_road.sim.noise import NoiseStream
+
+
+_RESPONSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def noiseless_response(road_map: RoadMap) -> np.ndarray:
+    """The ground sensor's mean reading at every pixel of the sheet (computed once per map)."""
+    if road_map not in _RESPONSES:
+        sigma_px = rm.GROUND_SIGMA / road_map.resolution
+        half_patch_px = rm.GROUND_PATCH / 2 / road_map.resolution
+        blurred = gaussian_filter(road_map.grey.astype(np.float32), sigma_px, mode='nearest',
+                                  truncate=half_patch_px / sigma_px)
+        response = rm.ground_response(blurred).astype(np.float32)
+        response.setflags(write=False)
+        _RESPONSES[road_map] = response
+    return _RESPONSES[road_map]
+
+
+class GroundSensing:
+    """Enki's ground sensor: Gaussian-weighted 2×2 cm patch, sigmoid response, noise σ 10.
+
+    The weighted patch is the same for every reading, so it is applied once to the whole sheet
+    (a Gaussian blur truncated at the patch's edge); a reading is then one raster look-up.
+    """
+
+    def __init__(self, road_map: RoadMap, noise: float = rm.GROUND_NOISE) -> None:
+        self.response = noiseless_response(road_map)
+        self.road_map = road_map
+        self.noise = noise
+
+    def read_pair(self, x: float, y: float, theta: float, noise: NoiseStream) -> tuple[int, int]:
+        """(left, right) raw values for a robot at pose (x, y, θ): the hot path, in plain floats."""
+        c, s = math.cos(theta), math.sin(theta)
+        n = noise.pair()
+        out = []
+        for k, (gx, gy) in enumerate(rm.GROUND_SENSORS_TUPLE):
+            r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
+            value = float(self.response[r, col]) + self.noise * n[k]
+            out.append(min(max(int(round(value)), 0), rm.GROUND_MAX))
+        return out[0], out[1]
+
+    def read(self, points: np.ndarray, noise: NoiseStream) -> np.ndarray:
+        """Raw values (0..1023) at world points (n×2)."""
+        r, c = self.road_map.pixel(points[:, 0], points[:, 1])
+        value = self.response[r, c] + self.noise * noise.take(len(points))
+        return np.clip(np.rint(value), 0, rm.GROUND_MAX).astype(np.int16)
+
+
+def transform(points: np.ndarray, pose: np.ndarray) -> np.ndarray:
+    """Robot-frame points (k×2) to the world frame for one pose (x, y, θ)."""
+    c, s = math.cos(pose[2]), math.sin(pose[2])
+    return np.column_stack([pose[0] + c * points[:, 0] - s * points[:, 1],
+                            pose[1] + s * points[:, 0] + c * points[:, 1]])
+
+
+def hulls_world(poses: np.ndarray, hull: np.ndarray = rm.HULL) -> np.ndarray:
+    """Hull polygons of all robots in the world frame (n×k×2)."""
+    c, s = np.cos(poses[:, 2])[:, None], np.sin(poses[:, 2])[:, None]
+    x = poses[:, 0:1] + c * hull[None, :, 0] - s * hull[None, :, 1]
+    y = poses[:, 1:2] + s * hull[None, :, 0] + c * hull[None, :, 1]
+    return np.stack([x, y], axis=-1)
+
+
+def ray_distances(origins: np.ndarray, dirs: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray,
+                  max_range: float) -> np.ndarray:
+    """Distance along each ray (r×2 origins, unit dirs) to the nearest segment; inf beyond range."""
+    if len(seg_a) == 0:
+        return np.full(len(origins), np.inf)
+    e = seg_b - seg_a  # (s, 2)
+    w = seg_a[None, :, :] - origins[:, None, :]  # (r, s, 2)
+    denom = dirs[:, None, 0] * e[None, :, 1] - dirs[:, None, 1] * e[None, :, 0]
+    with np.errstate(divide='ignore', invalid='ignore'):
+        t = (w[..., 0] * e[None, :, 1] - w[..., 1] * e[None, :, 0]) / denom
+        u = (w[..., 0] * dirs[:, None, 1] - w[..., 1] * dirs[:, None, 0]) / denom
+    hit = (np.abs(denom) > 1e-12) & (t >= 0) & (t <= max_range) & (u >= 0) & (u <= 1)
+    t = np.where(hit, t, np.inf)
+    return t.min(axis=1)
+
+
+class ProxSensing:
+    """Enki's horizontal proximity model: three rays per sensor, response F, noise σ 2.87.
+
+    value = F(d_left) + F(d_centre) + F(d_right) - 2·F(d_centre / cos 15°), clamped to [0, m]:
+    a flat surface facing the sensor gives F(d_centre); other robots' hulls and walls are seen.
+    """
+
+    def __init__(self, walls: np.ndarray | None, noise: float = rm.PROX_NOISE,
+                 box: tuple[float, float] | None = None) -> None:
+        self.walls = walls if walls is not None else np.zeros((0, 2, 2))
+        #: When the walls are the sheet's border (width, height), a quick inside test skips them.
+        self.box = box
+        self.noise = noise
+        angles = rm.PROX_SENSORS[:, 2][:, None] + rm.PROX_RAY_ANGLES[None, :]
+        self.local_origins = np.repeat(rm.PROX_SENSORS[:, :2], 3, axis=0)
+        self.local_angles = angles.reshape(-1)
+        self.reach = rm.HULL_BOUND_RADIUS * 2 + rm.PROX_RANGE
+
+    def read(self, i: int, poses: np.ndarray, noise: NoiseStream) -> np.ndarray:
+        """The 7 raw values (Aseba order) for robot i, given every robot's pose."""
+        pose = poses[i]
+        d = poses[:, :2] - pose[:2]
+        near = np.flatnonzero((d * d).sum(axis=1) < self.reach * self.reach)
+        near = near[near != i]
+        walls = self.walls_near(pose)
+        if len(near) == 0 and len(walls) == 0:
+            return _ZEROS.copy()
+        seg_a = [walls[:, 0]]
+        seg_b = [walls[:, 1]]
+        for poly in hulls_world(poses[near]):
+            seg_a.append(poly)
+            seg_b.append(np.roll(poly, -1, axis=0))
+        origins = transform(self.local_origins, pose)
+        ang = self.local_angles + pose[2]
+        dirs = np.column_stack([np.cos(ang), np.sin(ang)])
+        dist = ray_distances(origins, dirs, np.concatenate(seg_a), np.concatenate(seg_b),
+                             rm.PROX_RANGE).reshape(7, 3)
+        f = rm.prox_response(dist)
+        centre_slant = rm.prox_response(dist[:, 1] / math.cos(rm.PROX_RAY_ANGLES[2]))
+        value = f.sum(axis=1) - 2.0 * centre_slant
+        seen = value > 0
+        value = value + self.noise * noise.take(7)
+        value = np.where(seen, np.clip(value, 0.0, rm.PROX_M), 0.0)
+        return np.rint(value).astype(np.int16)
+
+    def walls_near(self, pose: np.ndarray) -> np.ndarray:
+        """Wall segments that a sensor of a robot at `pose` could reach."""
+        if not len(self.walls):
+            return self.walls
+        x, y = float(pose[0]), float(pose[1])
+        reach = rm.HULL_BOUND_RADIUS + rm.PROX_RANGE
+        if self.box is not None and reach < x < self.box[0] - reach and reach < y < self.box[1] - reach:
+            return self.walls[:0]
+        a, b = self.walls[:, 0], self.walls[:, 1]
+        e = b - a
+        t = np.clip(((pose[:2] - a) * e).sum(axis=1) / (e * e).sum(axis=1), 0.0, 1.0)
+        closest = a + t[:, None] * e
+        return self.walls[((closest - pose[:2]) ** 2).sum(axis=1) < reach * reach]
+
+
+_ZEROS = np.zeros(7, dtype=np.int16)
+
+
+def sheet_walls(width: float, height: float) -> np.ndarray:
+    """The four borders of the sheet as wall segments (4×2×2)."""
+    corners = np.array([(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)])
+    return np.stack([corners, np.roll(corners, -1, axis=0)], axis=1)
