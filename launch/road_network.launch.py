@@ -14,15 +14,16 @@ from launch_ros.actions import Node
 
 
 def _graph(context, *args, **kwargs):
-    from thymio_road.ros.launch_plan import ARGUMENTS, plan
+    from thymio_road.ros.launch_plan import ARGUMENTS, node_executable, plan
 
+    # plan() refuses bad arguments and missing programs (rviz2, ros2) before anything starts.
     graph = plan({name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS})
-    actions = [
-        Node(package='thymio_road', executable=spec.executable, name=spec.name,
-             namespace=spec.namespace, parameters=[spec.parameters],
-             remappings=list(spec.remappings), output='screen')
-        for spec in graph.nodes
-    ]
+    actions = []
+    for spec in graph.nodes:
+        package, executable = node_executable(spec.executable)
+        actions.append(Node(package=package, executable=executable, name=spec.name,
+                            namespace=spec.namespace, parameters=[spec.parameters],
+                            remappings=list(spec.remappings), output='screen'))
     if graph.record is not None:
         actions.append(ExecuteProcess(cmd=list(graph.record.cmd), output='screen'))
     if graph.rviz is not None:

@@ -6,6 +6,7 @@ remappings of thymio_road.ros.launch_plan.plan, whose simulated part is node_spe
 the embedded runtime instantiates (checked against a live embedded graph too).
 """
 import importlib.util
+import shutil
 import sys
 import types
 from pathlib import Path
@@ -71,12 +72,19 @@ def run_road_network(load_launch, values):
     Config.values = {**declared(description), **values}   # as launch does: given, else the default
     opaque = description.args[0][-1]
     actions = opaque.kwargs['function'](context=None)
-    ours = [a.kwargs for a in actions if a.kwargs.get('package') == 'thymio_road']
-    return ours, [a for a in actions if a.kwargs.get('package') != 'thymio_road']
+    ours = [a.kwargs for a in actions if _ours(a)]
+    return ours, [a for a in actions if not _ours(a)]
+
+
+def _ours(action):
+    """One of our nodes: by package (colcon install) or by the console script's path (pip install)."""
+    kwargs = action.kwargs
+    return kwargs.get('package') == 'thymio_road' or (
+        kwargs.get('package') is None and Path(str(kwargs.get('executable', ''))).name.startswith('thymio_'))
 
 
 def as_tuples(nodes):
-    return [(n['executable'], n['name'], n['namespace'], n['parameters'][0], tuple(n['remappings']))
+    return [(Path(n['executable']).name, n['name'], n['namespace'], n['parameters'][0], tuple(n['remappings']))
             for n in nodes]
 
 
@@ -84,7 +92,15 @@ def spec_tuples(specs):
     return [(s.executable, s.name, s.namespace, s.parameters, tuple(s.remappings)) for s in specs]
 
 
-def test_launch_nodes_match_the_embedded_graph(load_launch):
+@pytest.fixture
+def ros_programs(monkeypatch):
+    """ros2 and rviz2 on PATH, as on a ROS 2 machine."""
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, 'which', lambda name: f'/opt/ros/jazzy/bin/{name}' if name in ('ros2', 'rviz2')
+                        else real_which(name))
+
+
+def test_launch_nodes_match_the_embedded_graph(load_launch, ros_programs):
     nodes, others = run_road_network(load_launch, {'scenario': 'oval', 'robots': '4', 'seed': '3',
                                                    'record': 'true', 'bag': 'out'})
     assert as_tuples(nodes) == spec_tuples(node_specs(load_scenario('oval', robots=4, seed=3)))
@@ -114,7 +130,7 @@ def test_embedded_runtime_instantiates_the_same_specs():
                    for s in lg.plan({'robots': '2'}).nodes]
 
 
-def test_rviz_is_started_with_the_shipped_or_a_generated_config(load_launch):
+def test_rviz_is_started_with_the_shipped_or_a_generated_config(load_launch, ros_programs):
     _, others = run_road_network(load_launch, {'rviz': 'true'})
     rviz = others[0].kwargs
     assert (rviz['package'], rviz['executable']) == ('rviz2', 'rviz2')
@@ -137,7 +153,7 @@ def test_real_robots_get_a_driver_instead_of_the_simulation(load_launch, tmp_pat
     expected = spec_tuples(lg.real_robot_specs(scenario, ['thymio3'], tdm_host='192.0.2.1', tdm_port=8596,
                                                calibration=lg.load_calibration(calibration)))
     assert as_tuples(nodes) == expected
-    by_key = {(n['namespace'], n['executable']): n['parameters'][0] for n in nodes}
+    by_key = {(n['namespace'], Path(n['executable']).name): n['parameters'][0] for n in nodes}
     world = by_key[('/', 'thymio_world')]
     # The world keeps the scenario's robots (and their start poses) and leaves thymio3 out.
     assert world['robot_count'] == 3 and world['real_robots'] == 'thymio3'
@@ -155,7 +171,7 @@ def test_real_robots_get_a_driver_instead_of_the_simulation(load_launch, tmp_pat
 
 def test_all_real_robots_run_without_a_world_on_wall_time(load_launch):
     nodes, _ = run_road_network(load_launch, {'real': 'all', 'robots': '2'})
-    assert [(n['executable'], n['namespace']) for n in nodes] == [
+    assert [(Path(n['executable']).name, n['namespace']) for n in nodes] == [
         ('thymio_driver', '/thymio1'), ('thymio_controller', '/thymio1'),
         ('thymio_driver', '/thymio2'), ('thymio_controller', '/thymio2')]
     assert all(n['parameters'][0]['use_sim_time'] is False for n in nodes)
@@ -173,7 +189,7 @@ def test_all_real_robots_run_without_a_world_on_wall_time(load_launch):
     ({'rviz': 'true', 'rviz_config': '/no/such.rviz'}, "rviz_config:='/no/such.rviz': no such file"),
     ({'robts': '2'}, "unknown launch argument.*'robts'"),
 ])
-def test_bad_launch_arguments_name_the_argument_and_value(arguments, message):
+def test_bad_launch_arguments_name_the_argument_and_value(arguments, message, ros_programs):
     with pytest.raises(lg.LaunchArgumentError, match=message):
         lg.plan(arguments)
 
@@ -220,7 +236,7 @@ def test_single_robot_launch(load_launch):
     assert real.nodes[0].parameters['tdm_host'] == 'localhost'
 
 
-def test_real_robots_and_oval_launch_forward_to_road_network(load_launch):
+def test_real_robots_and_oval_launch_forward_to_road_network(load_launch, ros_programs):
     real = lg.plan(included_arguments(load_launch, 'real_robots.launch.py', {'robots': '2', 'rviz': 'true'}))
     assert [s.executable for s in real.nodes] == ['thymio_driver', 'thymio_controller'] * 2
     assert real.rviz is not None and real.rviz.use_sim_time is False
@@ -265,3 +281,34 @@ def test_any_robot_can_be_real():
     from thymio_road.nodes.world_node import WorldNode
     world = WorldNode(EmbeddedNode(Executor(), 'world', '/', world_params)).world
     assert [s.name for s in world.specs] == ['thymio2', 'thymio3']
+
+
+@pytest.mark.parametrize('argument,program', [('record', 'ros2'), ('rviz', 'rviz2')])
+def test_a_missing_program_refuses_the_launch_before_anything_starts(load_launch, monkeypatch, argument, program):
+    """rviz:=true without rviz2 used to start the world and controllers and then fail, orphaning
+    them; record:=true without ros2 logged an error and ran unrecorded."""
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, 'which', lambda name: None if name == program else real_which(name))
+    with pytest.raises(lg.LaunchArgumentError, match=f"{argument}:=true needs '{program}'"):
+        run_road_network(load_launch, {argument: 'true'})
+
+
+def test_nodes_run_from_a_pip_install(load_launch, monkeypatch):
+    """pip puts console scripts in bin/, where launch_ros does not look (it wants lib/thymio_road/):
+    then the launch file gives the script's absolute path and no package."""
+    nodes, _ = run_road_network(load_launch, {'robots': '1'})
+    for node in nodes:
+        assert node['package'] is None and Path(node['executable']).is_absolute()
+        assert Path(node['executable']).is_file()
+
+
+def test_node_executable_prefers_the_colcon_layout(tmp_path, monkeypatch):
+    packages = types.ModuleType('ament_index_python.packages')
+    packages.get_package_prefix = lambda package: str(tmp_path)
+    monkeypatch.setitem(sys.modules, 'ament_index_python', types.ModuleType('ament_index_python'))
+    monkeypatch.setitem(sys.modules, 'ament_index_python.packages', packages)
+    (tmp_path / 'lib' / 'thymio_road').mkdir(parents=True)
+    (tmp_path / 'lib' / 'thymio_road' / 'thymio_world').write_text('#!/bin/sh\n')
+    assert lg.node_executable('thymio_world') == ('thymio_road', 'thymio_world')
+    with pytest.raises(lg.LaunchArgumentError, match="'thymio_nothing' is neither in"):
+        lg.node_executable('thymio_nothing')

@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     from thymio_road.experiments import barcodes as barcode_experiments
     barcode_experiments.register(sub)
     from thymio_road.cli import tools as cli_tools; cli_tools.register(sub, map_sub)
+    from thymio_road.cli import ros_graph; ros_graph.register(sub)
     # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser
 

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
 from thymio_road.ros.rviz_config import rviz_config_path
 from thymio_road.scenario import NodeSpec, Scenario, load_scenario, node_specs, robot_specs
 
+PACKAGE = 'thymio_road'
 DRIVER = 'thymio_driver'
 #: World-level nodes that simulate robots; they are told which robots are real.
 SIMULATORS = ('thymio_world', 'thymio_ir_medium')
@@ -221,8 +224,14 @@ def record_command(bag: str = '') -> tuple[str, ...]:
     return cmd + (('--output', bag) if bag else ())
 
 
-def plan(arguments: Mapping[str, str]) -> LaunchPlan:
-    """The launch graph for road_network.launch.py's arguments (missing ones take their default)."""
+def plan(arguments: Mapping[str, str], which: Callable[[str], str | None] | None = None) -> LaunchPlan:
+    """The launch graph for road_network.launch.py's arguments (missing ones take their default).
+
+    Programs the plan needs besides our own (``ros2`` to record, ``rviz2``) are looked up with
+    `which` (default :func:`shutil.which`) first, so that a missing one refuses the launch before
+    any node has started.
+    """
+    which = which or shutil.which
     args = {name: default for name, default, _ in ARGUMENTS}
     unknown = set(arguments) - set(args)
     if unknown:
@@ -249,11 +258,41 @@ def plan(arguments: Mapping[str, str]) -> LaunchPlan:
                                       'runs to publish /clock (every robot is real); use auto or false')
     nodes = with_sim_time(nodes, sim_time)
     record = ProcessSpec(record_command(args['bag'])) if parse_bool(args['record'], 'record') else None
+    if record is not None and which('ros2') is None:
+        raise LaunchArgumentError("launch argument record:=true needs 'ros2' (ros2 bag record with "
+                                  "rosbag2_storage_mcap), which is not on PATH; source a ROS 2 install, or "
+                                  "record an embedded run with 'thymio-road run'")
     rviz = None
     if parse_bool(args['rviz'], 'rviz'):
+        if which('rviz2') is None:
+            raise LaunchArgumentError("launch argument rviz:=true needs 'rviz2', which is not on PATH; "
+                                      'install RViz (ros-<distro>-rviz2) or leave rviz:=false')
         size = (scenario.road_map.width, scenario.road_map.height)
         config = args['rviz_config'] or str(rviz_config_path([r.name for r in scenario.robots], size))
         if not Path(config).is_file():
             raise LaunchArgumentError(f'launch argument rviz_config:={config!r}: no such file')
         rviz = RvizSpec(config, sim_time)
     return LaunchPlan(scenario, tuple(nodes), record, rviz)
+
+
+def node_executable(executable: str) -> tuple[str | None, str]:
+    """``(package, executable)`` for a ``launch_ros`` Node running one of our console scripts.
+
+    colcon installs them into ``<prefix>/lib/thymio_road``, where launch_ros looks for a package's
+    executables; pip puts them in the environment's ``bin/``. There the absolute path is given,
+    with no package, which launch_ros runs as it is.
+    """
+    try:
+        from ament_index_python.packages import get_package_prefix
+        prefix: Path | None = Path(get_package_prefix(PACKAGE))
+    except (ImportError, LookupError, ValueError):
+        prefix = None
+    if prefix is not None and (prefix / 'lib' / PACKAGE / executable).is_file():
+        return PACKAGE, executable
+    beside = Path(sys.executable).parent / executable
+    found = str(beside) if beside.is_file() else shutil.which(executable)
+    if found is None:
+        where = f'{prefix}/lib/{PACKAGE}/' if prefix else f'lib/{PACKAGE}/'
+        raise LaunchArgumentError(f"executable {executable!r} is neither in {where} nor on PATH: install "
+                                  "thymio_road (colcon build, or pip install . in this environment)")
+    return None, found
