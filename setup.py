@@ -32,6 +32,11 @@ setup(
     ],
     extras_require={
         'test': ['pytest', 'mcap', 'mcap-ros2-support', 'hypothesis', 'resvg-py', 'pypdfium2'],
+        # ROS 2 Jazzy's rclpy and messages as wheels: `thymio-road ros` and the nodes run on real
+        # rclpy without a ROS install (no tf2_msgs wheel exists: TF is skipped, with a warning).
+        'ros': ['ros-jazzy-rclpy', 'ros-jazzy-rmw-fastrtps-cpp', 'ros-jazzy-std-msgs', 'ros-jazzy-std-srvs',
+                'ros-jazzy-geometry-msgs', 'ros-jazzy-nav-msgs', 'ros-jazzy-sensor-msgs',
+                'ros-jazzy-visualization-msgs', 'ros-jazzy-rosgraph-msgs'],
     },
     zip_safe=True,
     maintainer='thymio_road developers',

@@ -100,3 +100,20 @@ def test_integer_world_parameter_in_a_scenario_runs(processes, observer, tmp_pat
     assert ok and graph.poll() is None, processes.output('graph')
     time.sleep(0.5)
     assert 'InvalidParameterTypeException' not in processes.output('graph')
+
+
+def test_without_tf2_msgs_the_graph_runs_and_skips_tf(processes, observer, tmp_path):
+    """Plain pip rclpy has no tf2_msgs: every node used to die at `import thymio_road.msgs`."""
+    from nav_msgs.msg import Odometry
+    hidden = tmp_path / 'hide' / 'tf2_msgs'
+    hidden.mkdir(parents=True)
+    (hidden / '__init__.py').write_text("raise ImportError('tf2_msgs hidden by the test')\n")
+    processes.env = dict(processes.env, PYTHONPATH=str(tmp_path / 'hide'))
+    observer.subscribe(Odometry, '/thymio1/ground_truth')
+    graph = processes.start('graph', [console_script('thymio-road'), 'ros', 'oval', 'robots:=1'])
+    truth = observer.messages['/thymio1/ground_truth']
+    assert observer.spin_until(lambda: len(truth) > 30, 60) and graph.poll() is None, processes.output('graph')
+    processes.stop()
+    log = processes.output('graph')
+    assert log.count('tf2_msgs is not installed: TF (/tf, /tf_static) is not published') == 1, log
+    assert 'Traceback' not in log, log

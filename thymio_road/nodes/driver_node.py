@@ -78,8 +78,12 @@ class DriverNode:
         self.range_pubs = [create(msgs.Range, f'proximity/{name}', msgs.SENSOR) for name in rm.PROX_NAMES]
         self.comm_pub = create(msgs.Int16MultiArray, 'comm/rx', msgs.qos(100))
         self.odom_pub = create(msgs.Odometry, 'odom', msgs.SENSOR)
-        self.tf_pub = create(msgs.TFMessage, '/tf', msgs.qos(100))
-        self.tf_static_pub = create(msgs.TFMessage, '/tf_static', msgs.LATCHED)
+        self.tf_pub = self.tf_static_pub = None
+        if msgs.TFMessage is not None:
+            self.tf_pub = create(msgs.TFMessage, '/tf', msgs.qos(100))
+            self.tf_static_pub = create(msgs.TFMessage, '/tf_static', msgs.LATCHED)
+        else:
+            node.get_logger().warning(msgs.TF_MISSING)
         self.marker_pub = create(msgs.MarkerArray, '/world/markers', msgs.DEFAULT)
         node.create_subscription(msgs.Twist, 'cmd_vel', self._on_cmd_vel, msgs.DEFAULT)
         node.create_subscription(msgs.Int16, 'comm/tx', self._on_comm_tx, msgs.DEFAULT)
@@ -89,8 +93,9 @@ class DriverNode:
         self._comm_layout = msgs.Int16MultiArray().layout
         self._comm_layout.dim = [msgs.MultiArrayDimension(label=COMM_RX_LABEL, size=COMM_RX_SIZE,
                                                           stride=COMM_RX_SIZE)]
-        self.tf_static_pub.publish(self._static_transforms(float(p['initial_x']), float(p['initial_y']),
-                                                           float(p['initial_theta'])))
+        if self.tf_static_pub is not None:
+            self.tf_static_pub.publish(self._static_transforms(float(p['initial_x']), float(p['initial_y']),
+                                                               float(p['initial_theta'])))
         node.create_timer(float(p['period']), self._on_timer)
 
     def frame(self, name: str) -> str:
@@ -155,7 +160,7 @@ class DriverNode:
             msg.pose.pose.orientation = msgs.quaternion_from_yaw(odom.theta)
             msg.twist.twist.linear.x, msg.twist.twist.angular.z = float(v), float(w)
             self.odom_pub.publish(msg)
-        if self.tf_pub.get_subscription_count():
+        if self.tf_pub is not None and self.tf_pub.get_subscription_count():
             self.tf_pub.publish(msgs.TFMessage(transforms=[
                 msgs.transform_stamped(stamp, self.frame('odom'), self.frame('base_link'), pose)]))
 

@@ -51,6 +51,12 @@ TYPES = {
     'Time': 'builtin_interfaces/msg/Time',
 }
 
+#: Message packages a pip-installed rclpy may lack (no tf2_msgs wheel exists): without them the
+#: nodes skip what needs them (TF) and say so once (:data:`TF_MISSING`).
+OPTIONAL_PACKAGES = ('tf2_msgs',)
+TF_MISSING = ("tf2_msgs is not installed: TF (/tf, /tf_static) is not published; install it "
+              "(ros-<distro>-tf2-msgs, or ../shared/ros/install.sh) for RViz's TF display")
+
 _NUMPY = {
     'bool': np.bool_, 'byte': np.uint8, 'char': np.uint8, 'int8': np.int8, 'uint8': np.uint8,
     'int16': np.int16, 'uint16': np.uint16, 'int32': np.int32, 'uint32': np.uint32,
@@ -127,7 +133,12 @@ if ROS:
 
     def _ros_class(typename: str) -> Any:
         pkg, _, name = typename.split('/')
-        return getattr(importlib.import_module(f'{pkg}.msg'), name)
+        try:
+            return getattr(importlib.import_module(f'{pkg}.msg'), name)
+        except ImportError:
+            if pkg in OPTIONAL_PACKAGES:
+                return None
+            raise
 
     _CLASSES = {alias: _ros_class(full) for alias, full in TYPES.items()}
     typestore = None

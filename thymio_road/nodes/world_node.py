@@ -49,8 +49,12 @@ class WorldNode:
         self.led = {name: (0.0, 0.0, 0.0) for name in self.names}
 
         self.clock_pub = node.create_publisher(msgs.Clock, '/clock', msgs.DEFAULT)
-        self.tf_pub = node.create_publisher(msgs.TFMessage, '/tf', msgs.qos(100))
-        self.tf_static_pub = node.create_publisher(msgs.TFMessage, '/tf_static', msgs.LATCHED)
+        self.tf_pub = self.tf_static_pub = None
+        if msgs.TFMessage is not None:
+            self.tf_pub = node.create_publisher(msgs.TFMessage, '/tf', msgs.qos(100))
+            self.tf_static_pub = node.create_publisher(msgs.TFMessage, '/tf_static', msgs.LATCHED)
+        else:
+            node.get_logger().warning(msgs.TF_MISSING)
         self.map_pub = node.create_publisher(msgs.OccupancyGrid, '/map', msgs.LATCHED)
         self.marker_pub = node.create_publisher(msgs.MarkerArray, '/world/markers', msgs.DEFAULT)
         self.map_text_pub = node.create_publisher(msgs.String, '/world/map_description', msgs.LATCHED)
@@ -65,7 +69,8 @@ class WorldNode:
         self._layout = msgs.Int16MultiArray().layout
         self.map_pub.publish(self._occupancy_grid())
         self.map_text_pub.publish(msgs.String(data=Path(self.scenario.road_map.source).read_text()))
-        self.tf_static_pub.publish(self._static_transforms())
+        if self.tf_static_pub is not None:
+            self.tf_static_pub.publish(self._static_transforms())
         node.create_timer(self.dt, self._on_tick)
 
     def _robot_publishers(self, name: str) -> dict[str, Any]:
@@ -140,7 +145,7 @@ class WorldNode:
             pubs['odom'].publish(_odometry(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i], v, w))
         if pubs['truth'].get_subscription_count():
             pubs['truth'].publish(_odometry(stamp, 'map', f'{name}/base_link', world.poses[i], v, w))
-        if self.tf_pub.get_subscription_count():
+        if self.tf_pub is not None and self.tf_pub.get_subscription_count():
             x, y, th = world.poses[i]
             xo, yo, tho = world.odom[i]
             phi = th - tho
