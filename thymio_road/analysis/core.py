@@ -16,6 +16,7 @@ from thymio_road.sim import robot_model as rm
 from thymio_road.analysis import metrics as m
 from thymio_road.analysis.bag import Poses, Recording
 from thymio_road.analysis.mapsource import MapSource
+from thymio_road.analysis.stalls import SAMPLE_PERIOD, STALL_TIME, Places, StallDetector
 
 #: A read is matched to a barcode the reading sensor entered at most this long before it.
 BARCODE_WINDOW = 8.0
@@ -30,6 +31,8 @@ class Options:
     contact_gap: float = m.CONTACT_GAP
     near_miss_gap: float = m.NEAR_MISS_GAP
     pair_step: float = m.PAIR_STEP
+    #: A robot that moved less than 1 cm in this many seconds is stalled (analysis/stalls.py).
+    stall_time: float = STALL_TIME
 
 
 @dataclass
@@ -48,10 +51,15 @@ class Analysis:
     not_computed: dict[str, str] = field(default_factory=dict)
     #: robot -> state timeline [(start, end, state)], for pictures.
     timelines: dict[str, list[tuple[float, float, str]]] = field(default_factory=dict)
+    #: Stalls and gridlock (the block summary.json has too).
+    stalls: dict[str, Any] = field(default_factory=dict)
+    #: [(t, robots that moved at least 1 cm in the 10 s before t)], for the picture.
+    moving: list[tuple[float, int]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop('timelines')
+        out.pop('moving')
         return out
 
 
@@ -109,8 +117,43 @@ def analyze(rec: Recording, source: MapSource, options: Options | None = None) -
     _waits(rec, movers, static, rows, result, nc)
     _ir(rec, rows, result, nc)
     _network(rec, source, movers, rows, result, t0, t1, nc)
+    _stalls(rec, source, movers, result, t0, t1, options.stall_time, nc)
     result.robots = [rows[r] for r in rec.robots]
     return result
+
+
+def _stalls(rec: Recording, source: MapSource, movers: list[str], result: Analysis, t0: float, t1: float,
+            stall_time: float, nc: dict) -> None:
+    """Stalls, gridlock and the moving-robots timeline, from ground truth sampled every second
+    (the same detector as the live run), with light holds and states from the controllers' topics."""
+    robots = [r for r in movers if r in rec.truth and len(rec.truth[r]) > 1]
+    if not robots:
+        nc['stalls'] = 'no ground truth (/<robot>/ground_truth) for any moving robot'
+        return
+    timelines = result.timelines or state_timelines(rec)
+    grid = np.arange(max(t0, SAMPLE_PERIOD), t1 + 1e-9, SAMPLE_PERIOD)
+    # The last ground truth at or before each sample, as the live run sees the world's poses (a
+    # robot's pose is updated at its own events), so that both find the same stalls.
+    last = {r: np.clip(np.searchsorted(rec.truth[r].t, grid + 1e-9, side='right') - 1, 0, None) for r in robots}
+    poses = np.stack([np.column_stack([rec.truth[r].x[last[r]], rec.truth[r].y[last[r]], rec.truth[r].yaw[last[r]]])
+                      for r in robots], axis=1)
+
+    def at_each_sample(times: list[float], values: list[Any]) -> list[Any]:
+        """The last value at or before each sample time (None before the first)."""
+        k = np.searchsorted(np.asarray(times, dtype=float), grid, side='right') - 1
+        return [values[i] if i >= 0 else None for i in k]
+    held, states = [], []
+    for r in robots:
+        light = [(float(e['t']), e.get('command')) for e in rec.events.get(r, []) if e.get('kind') == 'light' and 't' in e]
+        held.append(['a traffic light' if c in ('stop', 'hold') else None
+                     for c in at_each_sample([t for t, _ in light], [c for _, c in light])])
+        intervals = timelines.get(r, [])
+        states.append(at_each_sample([a for a, _, _ in intervals], [state for _, _, state in intervals]))
+    detector = StallDetector(robots, Places(source.road_map) if source.road_map else None, stall_time)
+    for k, t in enumerate(grid):
+        detector.update(float(t), poses[k], [h[k] for h in held], [st[k] for st in states])
+    result.stalls = detector.summary()
+    result.moving = detector.timeline
 
 
 # --- per robot: distance and road keeping ---------------------------------------------------------

@@ -130,7 +130,32 @@ def _figures(analysis: Analysis, rec: Recording, source: MapSource, out: Path) -
         files['states.png'] = _states_figure(analysis, out / 'states.png')
     if analysis.episodes or analysis.laps:
         files['timeline.png'] = _timeline_figure(analysis, rec, out / 'timeline.png')
+    if analysis.moving:
+        files['moving.png'] = _moving_figure(analysis, out / 'moving.png')
     return files
+
+
+def _moving_figure(analysis: Analysis, path: Path) -> Path:
+    """Robots moving over the run (moved at least 1 cm in the last 10 s), gridlock marked."""
+    t = [a for a, _ in analysis.moving]
+    n = [b for _, b in analysis.moving]
+    fig, ax = plt.subplots(figsize=(9, 2.8))
+    ax.step(t, n, where='post', color='tab:blue')
+    total = max(n, default=0)
+    stalls = analysis.stalls
+    if stalls.get('gridlock'):
+        ax.axvline(stalls['gridlock_at_s'], color='tab:red', linestyle='--',
+                   label=f"network stopped ({stalls['gridlock_at_s']:.0f} s)")
+        ax.legend(loc='upper right')
+    ax.set_xlim(t[0] if t else 0, t[-1] if t else 1)
+    ax.set_ylim(-0.2, max(total, 1) + 0.5)
+    ax.set_xlabel('simulated time (s)')
+    ax.set_ylabel('robots moving')
+    ax.set_title('Robots that moved at least 1 cm in the last 10 s')
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
 
 
 def _paths_figure(analysis: Analysis, rec: Recording, source: MapSource, path: Path) -> Path:
@@ -275,6 +300,25 @@ def _table(rows: Sequence[dict], columns: Sequence[tuple[str, str]] | None = Non
     return f'<table><tr>{head}</tr>{body}</table>{more}'
 
 
+def _stalls_html(analysis: Analysis, files: dict[str, Path]) -> str:
+    stalls = analysis.stalls
+    if not stalls:
+        return ''
+    if stalls['gridlock']:
+        head = (f'<div class="problem"><b>The network stopped at {stalls["gridlock_at_s"]:.0f} s</b>: every '
+                f'robot stood still for {stalls["stall_time_s"]:g} s.</div>')
+    elif stalls['stall_count']:
+        head = (f'<p>{stalls["stall_count"]} stalls (robots that moved less than 1 cm in '
+                f'{stalls["stall_time_s"]:g} s), the first at {stalls["first_stall_s"]:.0f} s; the network kept moving.</p>')
+    else:
+        head = f'<p>No robot stood still for {stalls["stall_time_s"]:g} s.</p>'
+    figure = '<img src="moving.png" alt="robots moving">' if 'moving.png' in files else ''
+    table = _table(stalls['stalls'], [('robot', 'robot'), ('since_s', 'since (s)'), ('until_s', 'until (s)'),
+                                      ('where', 'where'), ('held_by', 'held by'), ('state', 'state')]) \
+        if stalls['stalls'] else ''
+    return f'<h2>Stalls</h2>{head}{figure}{table}'
+
+
 def _html(analysis: Analysis, files: dict[str, Path]) -> str:
     rec, mp = analysis.recording, analysis.map
     parts = [f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>Run report: '
@@ -300,6 +344,7 @@ def _html(analysis: Analysis, files: dict[str, Path]) -> str:
                         ('timeline.png', 'Contacts and laps')):
         if name in files:
             parts.append(f'<h2>{title}</h2><img src="{name}" alt="{title}">')
+    parts.append(_stalls_html(analysis, files))
     net = analysis.network
     if net:
         rows = [{'metric': k, 'value': v} for k, v in net.items() if k != 'trips']

@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--no-record', action='store_true', help='do not write a rosbag')
     run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
     run.add_argument('--quiet', action='store_true', help='no progress bar')
+    run.add_argument('--stall-time', type=_positive_float, default=60.0, metavar='SECONDS',
+                     help='a robot that moved less than 1 cm in this many simulated seconds is stalled; '
+                          'when every robot is, the network has stopped (default: 60)')
     run.set_defaults(func=cmd_run)
 
     calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)")
@@ -101,7 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f'error: {out / "bag"} already exists; choose another --out', file=sys.stderr)
         return 2
     result = run_scenario(scenario, out, record=not args.no_record, progress=not args.quiet,
-                          picture=not args.no_picture)
+                          picture=not args.no_picture, stall_time=args.stall_time)
     s = result.summary
     print(f'{"interrupted after" if result.interrupted else "simulated"} {s["simulated_s"]:.1f} s '
           f'with {s["robots_count"]} robots in {s["wall_time_s"]:.1f} s '
@@ -111,6 +114,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f'  {row["robot"]}: {row["distance_m"]:.2f} m{lap_text}, on road '
               f'{100 * (row["on_road_fraction"] or 0):.1f} %, road losses {row["road_losses"]}, '
               f'state {row["final_state"]}')
+    stalls = s.get('stalls')
+    if stalls and stalls['stall_count']:
+        stopped = f"; the network stopped at {stalls['gridlock_at_s']:.0f} s" if stalls['gridlock'] else ''
+        print(f"stalls: {stalls['stall_count']} (robots that stood still for {stalls['stall_time_s']:g} s; "
+              f"first at {stalls['first_stall_s']:.0f} s, longest {stalls['longest_stall_s']:.0f} s{stopped})")
     print(f'outputs in {out}/: ' + ', '.join(
         p for p in ('bag/', 'summary.json', 'trajectories.png') if (out / p.rstrip('/')).exists()))
     return 130 if result.interrupted else 0

@@ -24,6 +24,8 @@ def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersActio
                          help='hull gap under which two robots have a near miss (default 20)')
     analyze.add_argument('--contact-mm', type=float, default=2.0,
                          help='hull gap at or under which two robots touch (default 2)')
+    analyze.add_argument('--stall-time', type=float, default=60.0, metavar='SECONDS',
+                         help='a robot that moved less than 1 cm in this many seconds is stalled (default 60)')
     analyze.set_defaults(func=cmd_analyze)
 
     render = sub.add_parser('render', help='draw a recorded run over the map: PNG frame, GIF or MP4',
@@ -71,7 +73,8 @@ def _default_report_dir(bag: Path) -> Path:
 def cmd_analyze(args: argparse.Namespace) -> int:
     from thymio_road.analysis import BagError, Options, analyze_bag
     out = args.out or _default_report_dir(args.bag)
-    options = Options(contact_gap=args.contact_mm / 1000, near_miss_gap=args.near_miss_mm / 1000)
+    options = Options(contact_gap=args.contact_mm / 1000, near_miss_gap=args.near_miss_mm / 1000,
+                      stall_time=args.stall_time)
     try:
         result, files = analyze_bag(args.bag, out, map_path=args.map, scenario=args.scenario,
                                     options=options)
@@ -91,6 +94,18 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             if row.get(key) is not None:
                 parts.append(f'{label} {row[key]}')
         print(f'  {row["robot"]}: ' + ', '.join(parts))
+    stalls = result.stalls
+    if stalls and stalls['stall_count']:
+        stopped = f"; the network stopped at {stalls['gridlock_at_s']:.0f} s" if stalls['gridlock'] else ''
+        print(f"stalls: {stalls['stall_count']} (robots that stood still for {stalls['stall_time_s']:g} s; "
+              f"first at {stalls['first_stall_s']:.0f} s{stopped})")
+        for stall in stalls['stalls'][:10]:
+            until = 'the end' if stall['until_s'] is None else f"{stall['until_s']:.0f} s"
+            print(f"  {stall['robot']}: {stall['since_s']:.0f} s to {until}, {stall['where']}, held by "
+                  f"{stall['held_by']}")
+    if stalls.get('gridlock'):
+        print(f"warning: the network stopped at {stalls['gridlock_at_s']:.0f} s: every robot stood still for "
+              f"{stalls['stall_time_s']:g} s", file=sys.stderr)
     for problem in rec['problems'] + result.map['notes']:
         print(f'warning: {problem}', file=sys.stderr)
     for metric, why in result.not_computed.items():

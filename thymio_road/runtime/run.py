@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from thymio_road.nodes.world_node import WorldNode
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
 from thymio_road.runtime.recorder import BagRecorder
+from thymio_road.runtime.stall_probe import STALL_TIME, StallProbe
 from thymio_road.scenario import Scenario, laps, node_specs
 
 NODE_CLASSES: dict[str, Callable[[Any], Any]] = {
@@ -105,13 +107,14 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress: bool = True,
-                 picture: bool = True) -> RunResult:
+                 picture: bool = True, stall_time: float = STALL_TIME) -> RunResult:
     out.mkdir(parents=True, exist_ok=True)
     recorder = BagRecorder(out / 'bag') if record else None
     interrupted = False
     wall = 0.0
     graph = None
     probe = None
+    stalls: StallProbe | None = None
     try:
         with _sigterm_as_interrupt():
             try:
@@ -122,6 +125,8 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
                     from thymio_road.runtime.traffic_probe import TrafficProbe
                     probe = TrafficProbe(graph)
                 bar = _progress(scenario.duration, progress)
+                # Stalls and gridlock (analysis/stalls.py): summary.json, and a warning as it happens.
+                stalls = StallProbe(graph, stall_time, _console(bar))
                 wall0 = time.perf_counter()
                 try:
                     graph.run(scenario.duration, bar.update_to if bar else None)
@@ -140,6 +145,7 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
     summary = _summary(scenario, graph, wall, interrupted, recorder)
     if probe is not None:
         summary['traffic'] = probe.summary()
+    summary['stalls'] = stalls.summary() if stalls is not None else None
     (out / 'summary.json').write_text(json.dumps(summary, indent=2) + '\n')
     if picture:
         from thymio_road.analysis.figures import plot_trajectories
@@ -178,6 +184,18 @@ def _summary(scenario: Scenario, graph: Graph, wall: float, interrupted: bool,
         'robots': robots,
         'bag': {'path': 'bag', 'messages': dict(sorted(recorder.counts.items()))} if recorder else None,
     }
+
+
+def _console(bar: Any) -> Callable[[str | None], None]:
+    """Print a line to stderr without breaking the progress bar."""
+    def write(text: str | None) -> None:
+        if not text:
+            return
+        if bar is not None:
+            bar.write(text, file=sys.stderr)
+        else:
+            print(text, file=sys.stderr)
+    return write
 
 
 def _progress(duration: float, enabled: bool) -> Any:
