@@ -17,12 +17,17 @@ from typing import Any
 from thymio_road.control.controller import ControllerParams
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_map import RoadMap
+from thymio_road.map import starts
 from thymio_road.map.validation import ConfigError, Fields, load_yaml
+from thymio_road.sim import robot_model as rm
 from thymio_road.sim.world import RobotSpec, WorldParams, start_pose_on_road
 
 PACKAGE = 'thymio_road'
-#: Robots are not placed closer than this along a road (a Thymio is 11 cm long).
-MIN_SPACING = 0.15
+#: Robots start at least this far apart along a road (centre to centre), so that each can move:
+#: the centre proximity sensor, 7.95 cm ahead of the centre, sees 14 cm and the robot ahead reaches
+#: 3 cm behind its centre, so closer robots see each other and slow down or stop (§6, v2); a closed
+#: road full of robots that close never moves (issue #13: 23 robots on the oval drove 0.00 m).
+MIN_SPACING = round(float(rm.PROX_SENSORS[2][0]) + rm.PROX_RANGE - rm.HULL_REAR_X, 3)
 
 
 class ScenarioError(ConfigError):
@@ -294,11 +299,17 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         known = ', '.join(r.id for r in road_map.roads)
         raise ScenarioError(f"{source}: scenario.robots.road: no road '{road_id}' in "
                             f'{road_map.source} (roads: {known})') from None
-    spacing = road.length / count if road.closed else (road.length - start) / count
-    if spacing < MIN_SPACING:
-        fit = int(road.length // MIN_SPACING)
-        raise ScenarioError(f"{source}: scenario.robots: {count} robots do not fit on road "
-                            f"'{road_id}' ({road.length:.2f} m, {MIN_SPACING} m apart): at most {fit}")
+    inside = starts.owner(road_map, road_id)
+    if inside is not None:
+        raise ScenarioError(f"{source}: scenario.robots.road: road '{road_id}' is inside intersection "
+                            f"'{inside.id}' ({inside.kind}); robots start on a road between intersections")
+    spans = starts.forbidden(road_map, road_id)
+    placed = _place(road, start, count, spans)
+    if placed is None:
+        fit = max((n for n in range(count - 1, 0, -1) if _place(road, start, n, spans) is not None), default=0)
+        raise ScenarioError(f"{source}: scenario.robots.count: {count} robots do not fit on road '{road_id}' "
+                            f"({road.length:.2f} m) with room to move ({MIN_SPACING} m apart, off barcodes and "
+                            f"intersections): at most {fit}")
     names = [f'{prefix}{k + 1}' for k in range(count)]
     for name, params in overrides.items():
         if name not in names:
@@ -331,14 +342,41 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         if not all(m.isdigit() and 1 <= int(m) <= 7 for m in numbers):
             raise ScenarioError(f'{source}: scenario.robots.missions.{name}: location numbers are 1..7, '
                                 f'got {mission!r}')
-        s = start + k * spacing
+        s = placed[k]
         if name in positions:
             s = positions[name]
             if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < road.length:
                 raise ScenarioError(f'{source}: scenario.robots.positions.{name}: must be an arc length in '
                                     f"[0, {road.length:.3f}) m on road '{road_id}', got {s!r}")
+            span = starts.blocked_by(spans, s)
+            if span is not None:
+                raise ScenarioError(f'{source}: scenario.robots.positions.{name}: {s} m on road {road_id!r} is on '
+                                    f'{span.what} ({span.start:.2f}..{span.end:.2f} m); robots start off barcodes '
+                                    'and intersections')
         entries.append(RobotEntry(name, road_id, float(s), params, ','.join(numbers)))
     return tuple(entries)
+
+
+def _place(road: Any, start: float, count: int, spans: list) -> list[float] | None:
+    """Starts on `road` from `start`, off barcodes and intersections and at least MIN_SPACING apart:
+    evenly spaced where the road allows, else packed one after the other; None when `count` robots
+    do not fit (the greedy packing is the tightest there is on a line)."""
+    length = road.length
+    room = length - MIN_SPACING if road.closed else length - 0.05 - start
+    for spacing in ((length if road.closed else length - start) / count, MIN_SPACING):
+        placed: list[float] = []
+        for k in range(count):
+            wanted = start + k * spacing
+            if placed:
+                wanted = max(wanted, placed[-1] + MIN_SPACING)
+            turn = (wanted // length) * length if road.closed else 0.0   # laps already gone round
+            s = turn + starts.free_from(spans, wanted - turn)
+            if s - start > room + 1e-9:
+                break
+            placed.append(s)
+        else:
+            return [s % length for s in placed] if road.closed else placed
+    return None
 
 
 def scenario_of_node(node: Any) -> Scenario:
