@@ -341,15 +341,6 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     return tuple(entries)
 
 
-def scenario_of_node(node: Any) -> Scenario:
-    """The scenario a world-level node is started with: its `scenario_file`, `robot_count` and
-    `seed` parameters (as node_specs passes them; 0 robots / seed -1 mean the file's)."""
-    scenario_file = node.declare_parameter('scenario_file', '').value
-    count = node.declare_parameter('robot_count', 0).value
-    seed = node.declare_parameter('seed', -1).value
-    return load_scenario(scenario_file, robots=count or None, seed=None if seed < 0 else seed)
-
-
 def robot_specs(scenario: Scenario) -> list[RobotSpec]:
     """Start poses: each robot's follow sensor on its road at its arc length."""
     specs = []

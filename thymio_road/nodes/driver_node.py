@@ -15,6 +15,7 @@ import time
 from typing import Any, Callable
 
 from thymio_road.nodes import msgs
+from thymio_road.nodes.params import declare
 from thymio_road.sim import robot_model as rm
 from thymio_road.real.driver import (COMM_RX_LABEL, COMM_RX_SIZE, Calibration, CommReading, DriverCore,
                                 DriverParams, Odometry, SensorReading, ThymioLink, load_program,
@@ -48,7 +49,7 @@ class DriverNode:
     def __init__(self, node: Any, link: ThymioLink | None = None,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.node = node
-        p = {name: node.declare_parameter(name, default).value for name, default in PARAMETERS.items()}
+        p = {name: declare(node, name, default) for name, default in PARAMETERS.items()}
         where = f'{node.get_namespace().rstrip("/")}/{node.get_name()}'
         try:
             calibration = Calibration(float(p['speed_factor']), float(p['gain_left']), float(p['gain_right']))

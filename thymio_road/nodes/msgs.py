@@ -163,8 +163,19 @@ Time = _CLASSES['Time']
 
 
 if ROS:
+    from rcl_interfaces.msg import ParameterDescriptor
     from std_srvs.srv import Trigger
 else:
+    @dataclass
+    class ParameterDescriptor:
+        """rcl_interfaces/msg/ParameterDescriptor, the fields the nodes set."""
+
+        name: str = ''
+        description: str = ''
+        read_only: bool = False
+        dynamic_typing: bool = False
+
+
     class Trigger:
         """std_srvs/srv/Trigger for the embedded runtime (services are not recorded)."""
 

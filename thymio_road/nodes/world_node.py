@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from thymio_road.nodes import msgs
+from thymio_road.nodes.params import declare, declare_fields, scenario_of_node
 from thymio_road.sim import robot_model as rm
-from thymio_road.scenario import robot_specs, scenario_of_node, world_params
+from thymio_road.scenario import robot_specs, world_params
 from thymio_road.sim.world import World, WorldParams
 
 MARKER_PERIOD_TICKS = 10
@@ -33,14 +34,13 @@ class WorldNode:
         self.node = node
         self.scenario = scenario_of_node(node)
         # Robots that are real Thymios (launch argument `real`) are left to their drivers.
-        real = {name for name in str(node.declare_parameter('real_robots', '').value).split(',') if name}
+        real = {name for name in declare(node, 'real_robots', '').split(',') if name}
         specs = [spec for spec in robot_specs(self.scenario) if spec.name not in real]
         unknown = sorted(real - {r.name for r in self.scenario.robots})
         if unknown:
             raise ValueError(f"world: parameter real_robots: no robot '{unknown[0]}' in {self.scenario.source}")
-        defaults = world_params(self.scenario)
-        params = WorldParams(**{name: node.declare_parameter(name, getattr(defaults, name)).value
-                                for name in WorldParams.__dataclass_fields__})
+        # Declared with the dataclass's types, whatever the YAML wrote (rclpy types parameters).
+        params = WorldParams(**declare_fields(node, WorldParams, world_params(self.scenario)))
         self.world = World(self.scenario.road_map, specs, params,
                            seed=self.scenario.seed)
         self.dt = self.world.params.physics_dt

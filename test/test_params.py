@@ -1,0 +1,68 @@
+"""Node parameters keep their dataclass types whatever the scenario or the command line wrote."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from thymio_road.control.controller import ControllerParams
+from thymio_road.nodes.controller_node import ControllerNode
+from thymio_road.nodes.params import ParameterTypeError, convert, field_types
+from thymio_road.nodes.world_node import WorldNode
+from thymio_road.runtime.executor import Executor
+from thymio_road.runtime.node import EmbeddedNode
+from thymio_road.runtime.run import Graph
+from thymio_road.scenario import load_scenario, node_specs
+from thymio_road.sim.world import WorldParams
+
+
+def test_conversion_is_lossless_or_refused():
+    assert convert(10, float, 'w') == 10.0 and isinstance(convert(10, float, 'w'), float)
+    assert convert(5, str, 'w') == '5'
+    assert convert(True, bool, 'w') is True
+    with pytest.raises(ParameterTypeError, match=r"w: must be an integer, got 2.5 \(float\)"):
+        convert(2.5, int, 'w')
+    with pytest.raises(ParameterTypeError, match='must be a number'):
+        convert(True, float, 'w')
+    with pytest.raises(ParameterTypeError, match='must be a boolean'):
+        convert(1, bool, 'w')
+
+
+def test_an_integer_world_parameter_in_the_scenario_runs(tmp_path):
+    """`world: {ground_noise: 10}` crashed the world node on rclpy (INTEGER against DOUBLE)."""
+    (tmp_path / 'oval.yaml').write_text(Path(load_scenario('oval').road_map.source).read_text())
+    path = tmp_path / 's.yaml'
+    path.write_text(yaml.safe_dump({'map': 'oval.yaml', 'world': {'ground_noise': 10, 'prox_noise': 0},
+                                    'robots': {'count': 1, 'road': 'loop'}}))
+    scenario = load_scenario(path)
+    graph = Graph(scenario)
+    params = graph.world_node.world.params
+    assert params.ground_noise == 10.0 and isinstance(params.ground_noise, float)
+    assert isinstance(params.prox_noise, float)
+
+
+def test_node_specs_emit_the_dataclass_types():
+    types = {**field_types(WorldParams), **field_types(ControllerParams)}
+    for spec in node_specs(load_scenario('final_traffic', robots=2)):
+        for name, value in spec.parameters.items():
+            if name in types:
+                assert type(value) is types[name], (spec.name, name, value)
+
+
+def _world_handle(**params):
+    scenario = load_scenario('oval', robots=1)
+    return EmbeddedNode(Executor(), 'world', '/', {'scenario_file': str(scenario.source), **params})
+
+
+def test_user_values_of_another_type_are_converted_or_refused_clearly():
+    world = WorldNode(_world_handle(ground_noise=10, robot_count=1))
+    assert world.world.params.ground_noise == 10.0
+    with pytest.raises(ParameterTypeError, match=r'/world: parameter physics_dt: must be a number, got '
+                                                 r"'fast' \(str\)"):
+        WorldNode(_world_handle(physics_dt='fast'))
+    # `ros2 run thymio_road thymio_controller --ros-args -p mission:=5` gives an integer
+    controller = ControllerNode(EmbeddedNode(Executor(), 'controller', '/thymio1',
+                                             {'mission': 5, 'speed_factor': 1, 'map_file': ''}))
+    assert controller._mission == '5' and controller.core.params.speed_factor == 1.0
+    with pytest.raises(ParameterTypeError, match=r'/thymio1/controller: parameter speed: must be an integer, '
+                                                 r'got 150.5'):
+        ControllerNode(EmbeddedNode(Executor(), 'controller', '/thymio1', {'speed': 150.5}))
