@@ -52,10 +52,20 @@ class Road:
         i = min(i, len(self.pieces) - 1)
         return self.pieces[i].pose_at(s - self.offsets[i])
 
+    @cached_property
+    def _samples(self) -> dict[float, np.ndarray]:
+        return {}
+
     def sample(self, step: float = 0.005) -> np.ndarray:
-        """Centre-line points (n×3: x, y, heading) every `step` metres."""
-        n = max(2, int(math.ceil(self.length / step)) + 1)
-        return np.array([self.pose_at(s) for s in np.linspace(0.0, self.length, n)])
+        """Centre-line points (n×3: x, y, heading) every `step` metres (read-only; kept, since
+        the map checks sample every road once per traffic light)."""
+        points = self._samples.get(step)
+        if points is None:
+            n = max(2, int(math.ceil(self.length / step)) + 1)
+            points = np.array([self.pose_at(s) for s in np.linspace(0.0, self.length, n)])
+            points.setflags(write=False)
+            self._samples[step] = points
+        return points
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,9 +98,7 @@ class RoadMap:
     def _layers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         grey = np.ones(self.shape, dtype=np.float32)
         index = np.full(self.shape, -1, dtype=np.int16)
-        for k in sorted(range(len(self.roads)), key=lambda k: self.roads[k].layer):
-            for piece in self.roads[k].pieces:
-                _draw_piece(grey, index, k, piece, self.road_width, self.resolution)
+        self._paint_roads(grey, index, (0, self.shape[0], 0, self.shape[1]))
         codes = np.full(self.shape, -1, dtype=np.int16)
         for k, barcode in enumerate(self.barcodes):
             for rows, cols, s in self.barcode_pixels(barcode):
@@ -101,6 +109,41 @@ class RoadMap:
         for layer in (grey, index, codes):
             layer.setflags(write=False)
         return grey, index, codes
+
+    @cached_property
+    def _pieces_in_drawing_order(self) -> list[tuple[int, Piece, tuple[int, int, int, int]]]:
+        """(road index, piece, pixel box) of every piece, later layers last (printed over)."""
+        res, out = self.resolution, []
+        for k in sorted(range(len(self.roads)), key=lambda k: self.roads[k].layer):
+            for piece in self.roads[k].pieces:
+                pts = np.array([piece.pose_at(s)[:2] for s in np.linspace(0.0, piece.length, 64)])
+                out.append((k, piece, _bbox(pts, self.road_width / 2 + 2 * res, res, self.shape)))
+        return out
+
+    def _paint_roads(self, grey: np.ndarray | None, index: np.ndarray,
+                     window: tuple[int, int, int, int]) -> None:
+        """Paint the roads' gradients and indices into arrays covering rows r0:r1, cols c0:c1 of
+        the sheet. Each pixel gets the same value whatever the window, so a window of the
+        sheet can be checked without rendering the whole sheet."""
+        wr0, wr1, wc0, wc1 = window
+        res, width = self.resolution, self.road_width
+        for k, piece, (r0, r1, c0, c1) in self._pieces_in_drawing_order:
+            r0, r1, c0, c1 = max(r0, wr0), min(r1, wr1), max(c0, wc0), min(c1, wc1)
+            if c0 >= c1 or r0 >= r1:
+                continue
+            gx, gy = np.meshgrid((np.arange(c0, c1) + 0.5) * res, (np.arange(r0, r1) + 0.5) * res)
+            s, u = piece.local(gx, gy)
+            mask = (s >= -res / 2) & (s <= piece.length + res / 2) & (np.abs(u) <= width / 2)
+            if grey is not None:
+                grey[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0][mask] = (0.5 + u / width)[mask]
+            index[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0][mask] = k
+
+    def road_index_window(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """``road_index[r0:r1, c0:c1]`` computed on that window alone (the map checks use it,
+        so that loading a map does not render its whole raster)."""
+        index = np.full((r1 - r0, c1 - c0), -1, dtype=np.int16)
+        self._paint_roads(None, index, (r0, r1, c0, c1))
+        return index
 
     @property
     def grey(self) -> np.ndarray:
@@ -121,14 +164,22 @@ class RoadMap:
     def blind_area(self) -> np.ndarray:
         """Pixels that intersections are built to be crossed blind, over bare paper (a crossroad's
         square and the starts of its out-lanes; rectangles in ``extra['blind']``): a follow
-        sensor there is not off its road (ground truth for road losses)."""
+        sensor there is not off its road (ground truth for road losses). Each rectangle is
+        evaluated on its bounding box only: the whole sheet took seconds and a gigabyte."""
         area = np.zeros(self.shape, dtype=bool)
-        ys, xs = ((np.arange(n) + 0.5) * self.resolution for n in self.shape)
+        res = self.resolution
+        ys, xs = ((np.arange(n) + 0.5) * res for n in self.shape)
         for inter in self.intersections:
             for cx, cy, heading, half_along, half_across in inter.extra.get('blind', ()):
-                gx, gy = np.meshgrid(xs - cx, ys - cy)
                 c, s = math.cos(heading), math.sin(heading)
-                area |= (np.abs(c * gx + s * gy) <= half_along) & (np.abs(-s * gx + c * gy) <= half_across)
+                ex = abs(c) * half_along + abs(s) * half_across
+                ey = abs(s) * half_along + abs(c) * half_across
+                # one pixel of margin each side so rounding never drops a pixel of the rectangle
+                c0, c1 = (min(max(int(v), 0), len(xs)) for v in ((cx - ex) / res - 1, (cx + ex) / res + 2))
+                r0, r1 = (min(max(int(v), 0), len(ys)) for v in ((cy - ey) / res - 1, (cy + ey) / res + 2))
+                gx, gy = np.meshgrid(xs[c0:c1] - cx, ys[r0:r1] - cy)
+                area[r0:r1, c0:c1] |= ((np.abs(c * gx + s * gy) <= half_along)
+                                       & (np.abs(-s * gx + c * gy) <= half_across))
         area.setflags(write=False)
         return area
 
@@ -177,19 +228,3 @@ def _bbox(pts: np.ndarray, margin: float, res: float, shape: tuple[int, int]
     r0 = max(int((pts[:, 1].min() - margin) / res), 0)
     r1 = min(int((pts[:, 1].max() + margin) / res) + 1, rows)
     return r0, r1, c0, c1
-
-
-def _draw_piece(grey: np.ndarray, index: np.ndarray, k: int, piece: Piece, width: float,
-                res: float) -> None:
-    """Paint one piece's gradient: white on the left edge, black on the right, later over earlier."""
-    pts = np.array([piece.pose_at(s)[:2] for s in np.linspace(0.0, piece.length, 64)])
-    r0, r1, c0, c1 = _bbox(pts, width / 2 + 2 * res, res, grey.shape)
-    if c0 >= c1 or r0 >= r1:
-        return
-    px = (np.arange(c0, c1) + 0.5) * res
-    py = (np.arange(r0, r1) + 0.5) * res
-    gx, gy = np.meshgrid(px, py)
-    s, u = piece.local(gx, gy)
-    mask = (s >= -res / 2) & (s <= piece.length + res / 2) & (np.abs(u) <= width / 2)
-    grey[r0:r1, c0:c1][mask] = (0.5 + u / width)[mask]
-    index[r0:r1, c0:c1][mask] = k
