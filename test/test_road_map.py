@@ -167,7 +167,7 @@ def test_loading_a_map_renders_no_raster():
     """Controllers, traffic lights and the IR medium load the map for its geometry only: the map
     checks must not build the 1 mm raster (0.5 GB and seconds on the final map)."""
     road_map = load_map(Path(__file__).parent.parent / 'config/maps/final.yaml')
-    assert '_layers' not in road_map.__dict__ and 'blind_area' not in road_map.__dict__
+    assert not {'_layers', '_index_layers', 'grey', 'blind_area'} & set(road_map.__dict__)
 
 
 def test_a_window_of_the_road_index_is_the_same_as_the_whole_raster():
@@ -175,3 +175,17 @@ def test_a_window_of_the_road_index_is_the_same_as_the_whole_raster():
     rows, cols = road_map.shape
     for r0, r1, c0, c1 in ((0, rows, 0, cols), (100, 420, 37, 901), (rows - 5, rows, cols - 300, cols)):
         assert np.array_equal(road_map.road_index_window(r0, r1, c0, c1), road_map.road_index[r0:r1, c0:c1])
+
+
+def test_occupancy_is_the_mean_darkness_of_each_cell():
+    road_map = load_map(Path(__file__).parent.parent / 'config/maps/oval.yaml')
+    grey = road_map.grey
+    assert np.array_equal(road_map.occupancy(), np.rint((1.0 - grey) * 100).astype(np.int8))
+    rows, cols = road_map.shape
+    coarse = road_map.occupancy(0.005)
+    means = grey.astype(np.float64).reshape(rows // 5, 5, cols // 5, 5).mean(axis=(1, 3))
+    assert coarse.shape == (rows // 5, cols // 5)
+    assert np.abs(coarse - np.rint((1.0 - means) * 100)).max() == 0
+    assert coarse.max() >= 90 and coarse.min() == 0
+    with pytest.raises(ValueError, match='whole multiple of the map resolution 0.001 m, got 0.0025'):
+        road_map.occupancy(0.0025)

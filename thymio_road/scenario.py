@@ -127,6 +127,10 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
         raise ScenarioError(f'{source}: scenario.duration: must be in (0, 604800] s, got {duration}')
     _check_fields(world, WorldParams, f'{source}: scenario.world')
     _check_world(world, source)
+    try:
+        road_map.cell_factor(world_params_of(world).map_resolution)
+    except ValueError as exc:
+        raise ScenarioError(f'{source}: scenario.world.map_resolution: {exc}') from None
     defaults = {**defaults, **(controller or {})}
     _check_fields(defaults, ControllerParams, f'{source}: scenario.controller')
     seed = file_seed if seed is None else int(seed)
@@ -355,7 +359,11 @@ def robot_specs(scenario: Scenario) -> list[RobotSpec]:
 
 
 def world_params(scenario: Scenario) -> WorldParams:
-    return WorldParams(**scenario.world)
+    return world_params_of(scenario.world)
+
+
+def world_params_of(world: dict[str, Any]) -> WorldParams:
+    return WorldParams(**world)
 
 
 @dataclass(frozen=True)

@@ -95,20 +95,56 @@ class RoadMap:
         return (int(round(self.height / self.resolution)), int(round(self.width / self.resolution)))
 
     @cached_property
-    def _layers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        grey = np.ones(self.shape, dtype=np.float32)
-        index = np.full(self.shape, -1, dtype=np.int16)
-        self._paint_roads(grey, index, (0, self.shape[0], 0, self.shape[1]))
-        codes = np.full(self.shape, -1, dtype=np.int16)
+    def _barcode_paint(self) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray, tuple[int, int, int, int]]]:
+        """(barcode index, rows, cols, black, pixel box) of every piece of barcode, in printing order."""
+        out = []
         for k, barcode in enumerate(self.barcodes):
             for rows, cols, s in self.barcode_pixels(barcode):
+                if not len(rows):
+                    continue
                 bit = np.minimum(((s - barcode.at) / BIT_LENGTH).astype(int), barcode.bits - 1)
-                black = np.asarray(barcode.bit_values)[bit] == 1
-                grey[rows, cols] = np.where(black, 0.0, 1.0)
-                codes[rows, cols] = k
-        for layer in (grey, index, codes):
+                box = (int(rows.min()), int(rows.max()) + 1, int(cols.min()), int(cols.max()) + 1)
+                out.append((k, rows, cols, np.asarray(barcode.bit_values)[bit] == 1, box))
+        return out
+
+    def _index_dtype(self, count: int) -> type:
+        """The smallest signed integer for indices 0..count-1 and -1 (the 1 mm raster is big)."""
+        return np.int8 if count < 128 else np.int16
+
+    @cached_property
+    def _index_layers(self) -> tuple[np.ndarray, np.ndarray]:
+        index = np.full(self.shape, -1, dtype=self._index_dtype(len(self.roads)))
+        self._paint_roads(None, index, (0, self.shape[0], 0, self.shape[1]))
+        codes = np.full(self.shape, -1, dtype=self._index_dtype(len(self.barcodes)))
+        for k, rows, cols, _, _ in self._barcode_paint:
+            codes[rows, cols] = k
+        for layer in (index, codes):
             layer.setflags(write=False)
-        return grey, index, codes
+        return index, codes
+
+    def grey_window(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """``grey[r0:r1, c0:c1]`` painted on that window alone (same values as the whole sheet)."""
+        grey = np.ones((r1 - r0, c1 - c0), dtype=np.float32)
+        self._paint_roads(grey, None, (r0, r1, c0, c1))
+        for _, rows, cols, black, (b0, b1, b2, b3) in self._barcode_paint:
+            if b0 >= r1 or b1 <= r0 or b2 >= c1 or b3 <= c0:
+                continue
+            inside = (rows >= r0) & (rows < r1) & (cols >= c0) & (cols < c1)
+            if inside.any():
+                grey[rows[inside] - r0, cols[inside] - c0] = np.where(black[inside], 0.0, 1.0)
+        return grey
+
+    def ink_boxes(self) -> list[tuple[int, int, int, int]]:
+        """Pixel boxes (r0, r1, c0, c1) outside of which the sheet is bare white paper."""
+        return [box for _, _, box in self._pieces_in_drawing_order] + [p[4] for p in self._barcode_paint]
+
+    @cached_property
+    def grey(self) -> np.ndarray:
+        """Printed grey level per pixel, 1 = white paper, 0 = black (the whole sheet: 4 bytes
+        a pixel; the simulator itself works on windows, :func:`thymio_road.sim.sensors.noiseless_response`)."""
+        grey = self.grey_window(0, self.shape[0], 0, self.shape[1])
+        grey.setflags(write=False)
+        return grey
 
     @cached_property
     def _pieces_in_drawing_order(self) -> list[tuple[int, Piece, tuple[int, int, int, int]]]:
@@ -120,7 +156,7 @@ class RoadMap:
                 out.append((k, piece, _bbox(pts, self.road_width / 2 + 2 * res, res, self.shape)))
         return out
 
-    def _paint_roads(self, grey: np.ndarray | None, index: np.ndarray,
+    def _paint_roads(self, grey: np.ndarray | None, index: np.ndarray | None,
                      window: tuple[int, int, int, int]) -> None:
         """Paint the roads' gradients and indices into arrays covering rows r0:r1, cols c0:c1 of
         the sheet. Each pixel gets the same value whatever the window, so a window of the
@@ -136,29 +172,58 @@ class RoadMap:
             mask = (s >= -res / 2) & (s <= piece.length + res / 2) & (np.abs(u) <= width / 2)
             if grey is not None:
                 grey[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0][mask] = (0.5 + u / width)[mask]
-            index[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0][mask] = k
+            if index is not None:
+                index[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0][mask] = k
 
     def road_index_window(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """``road_index[r0:r1, c0:c1]`` computed on that window alone (the map checks use it,
         so that loading a map does not render its whole raster)."""
-        index = np.full((r1 - r0, c1 - c0), -1, dtype=np.int16)
+        index = np.full((r1 - r0, c1 - c0), -1, dtype=self._index_dtype(len(self.roads)))
         self._paint_roads(None, index, (r0, r1, c0, c1))
         return index
 
     @property
-    def grey(self) -> np.ndarray:
-        """Printed grey level per pixel, 1 = white paper, 0 = black."""
-        return self._layers[0]
-
-    @property
     def road_index(self) -> np.ndarray:
         """Index of the road printed at each pixel, -1 off road (ground truth for the metrics)."""
-        return self._layers[1]
+        return self._index_layers[0]
 
     @property
     def barcode_index(self) -> np.ndarray:
         """Index in `barcodes` of the barcode printed at each pixel, -1 elsewhere (ground truth)."""
-        return self._layers[2]
+        return self._index_layers[1]
+
+    def cell_factor(self, cell: float) -> int:
+        """How many raster pixels a side of a `cell` metre cell holds; raises ValueError unless
+        the cell is a whole multiple of the raster's resolution."""
+        k = int(round(cell / self.resolution))
+        if k < 1 or abs(k * self.resolution - cell) > 1e-9:
+            raise ValueError(f'must be a whole multiple of the map resolution {self.resolution} m, got {cell}')
+        return k
+
+    def occupancy(self, cell: float | None = None) -> np.ndarray:
+        """Printed darkness (0 white paper .. 100 black) on cells of `cell` metres (default: the
+        raster's), each the mean grey of its pixels: what ``/map`` publishes. Computed band by
+        band, without the whole sheet's grey."""
+        k = 1 if cell is None else self.cell_factor(cell)
+        rows, cols = self.shape
+        out = np.zeros((-(-rows // k), -(-cols // k)), dtype=np.int8)
+        boxes = self.ink_boxes()
+        band = max(1, 256 // k) * k
+        for r0 in range(0, rows, band):
+            r1 = min(r0 + band, rows)
+            if not any(b0 < r1 and b1 > r0 for b0, b1, _, _ in boxes):
+                continue  # bare paper
+            grey = self.grey_window(r0, r1, 0, cols)
+            if k == 1:
+                dark = np.rint((1.0 - grey) * 100)
+            else:
+                starts_r, starts_c = np.arange(0, r1 - r0, k), np.arange(0, cols, k)
+                sums = np.add.reduceat(np.add.reduceat(grey.astype(np.float64), starts_r, axis=0),
+                                       starts_c, axis=1)
+                counts = np.outer(np.diff(np.append(starts_r, r1 - r0)), np.diff(np.append(starts_c, cols)))
+                dark = np.rint((1.0 - sums / counts) * 100)
+            out[r0 // k:r0 // k + dark.shape[0]] = dark.astype(np.int8)
+        return out
 
     @cached_property
     def blind_area(self) -> np.ndarray:

@@ -41,6 +41,10 @@ class WorldNode:
             raise ValueError(f"world: parameter real_robots: no robot '{unknown[0]}' in {self.scenario.source}")
         # Declared with the dataclass's types, whatever the YAML wrote (rclpy types parameters).
         params = WorldParams(**declare_fields(node, WorldParams, world_params(self.scenario)))
+        try:
+            self.map_cells = self.scenario.road_map.cell_factor(params.map_resolution)
+        except ValueError as exc:
+            raise ValueError(f'world: parameter map_resolution: {exc}') from None
         self.world = World(self.scenario.road_map, specs, params,
                            seed=self.scenario.seed)
         self.dt = self.world.params.physics_dt
@@ -167,15 +171,17 @@ class WorldNode:
         return msgs.TFMessage(transforms=transforms)
 
     def _occupancy_grid(self) -> Any:
+        """The printed darkness as occupancy (white paper 0, black ink 100: RViz shows the road)
+        on cells of `map_resolution`; the sensors keep the map's own raster."""
         m = self.scenario.road_map
-        rows, cols = m.shape
+        dark = m.occupancy(self.world.params.map_resolution)
+        rows, cols = dark.shape
         grid = msgs.OccupancyGrid()
         grid.header = msgs.Header(stamp=msgs.stamp(0.0), frame_id='map')
-        grid.info.resolution = float(m.resolution)
+        grid.info.resolution = float(self.world.params.map_resolution)
         grid.info.width, grid.info.height = cols, rows
         grid.info.origin.orientation.w = 1.0
-        # Printed darkness as occupancy: white paper 0, black ink 100 (RViz shows the road).
-        grid.data = msgs.int8_array(np.rint((1.0 - m.grey) * 100).reshape(-1))
+        grid.data = msgs.int8_array(dark.reshape(-1))
         return grid
 
     def _markers(self, t: float) -> Any:
