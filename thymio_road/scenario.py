@@ -23,6 +23,8 @@ from thymio_road.sim.world import RobotSpec, WorldParams, start_pose_on_road
 PACKAGE = 'thymio_road'
 #: Robots are not placed closer than this along a road (a Thymio is 11 cm long).
 MIN_SPACING = 0.15
+#: ROS 2 distros a recording can be made for (the last is the default).
+ROS_DISTROS = ('humble', 'jazzy')
 
 
 class ScenarioError(ConfigError):
@@ -82,6 +84,8 @@ class Scenario:
     ir: dict[str, Any] | None = None
     #: Traffic-light Thymios (`lights:` key): static bodies in the world, one traffic_light node each.
     lights: tuple['LightEntry', ...] = ()
+    #: The ROS 2 distro whose message definitions an embedded recording uses (`ros_distro:` key).
+    ros_distro: str = 'jazzy'
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,8 @@ def _cached_map(path: str, mtime: float) -> RoadMap:
 
 
 def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, seed: int | None = None,
-                  duration: float | None = None, controller: dict[str, Any] | None = None) -> Scenario:
+                  duration: float | None = None, controller: dict[str, Any] | None = None,
+                  ros_distro: str | None = None) -> Scenario:
     """Read and validate a scenario; the keyword arguments override the file (CLI options)."""
     path = find_config('scenarios', name_or_path)
     source = str(path)
@@ -115,7 +120,11 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     robots_data = top.require('robots', dict)
     ir_data = top.optional('ir', dict, None)
     lights_data = top.optional('lights', dict, None)
+    file_distro = top.optional('ros_distro', str, ROS_DISTROS[-1])
+    distro = file_distro if ros_distro is None else ros_distro
     top.done()
+    if distro not in ROS_DISTROS:
+        top.fail('ros_distro', f"must be one of {', '.join(ROS_DISTROS)}, got {distro!r}")
 
     map_path = path.parent / map_ref
     if not map_path.exists():
@@ -144,7 +153,8 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     for light in lights:
         if light.name in names:
             raise ScenarioError(f"{source}: scenario.lights: light '{light.name}' has a robot's name")
-    return Scenario(name, path.resolve(), road_map, float(duration), seed, world, entries, defaults, ir, lights)
+    return Scenario(name, path.resolve(), road_map, float(duration), seed, world, entries, defaults, ir, lights,
+                    distro)
 
 
 _LIGHT_KEYS = {'green': float, 'clearance': float, 'offset': float, 'battery': dict}

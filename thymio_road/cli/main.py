@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--no-record', action='store_true', help='do not write a rosbag')
     run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
     run.add_argument('--quiet', action='store_true', help='no progress bar')
+    run.add_argument('--ros-distro', choices=('humble', 'jazzy'),
+                     help="message definitions of the bag (default: the scenario's ros_distro, else jazzy)")
     run.set_defaults(func=cmd_run)
 
     calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)")
@@ -94,7 +96,8 @@ def _positive_float(text: str) -> float:
 def cmd_run(args: argparse.Namespace) -> int:
     from thymio_road.runtime.run import run_scenario
     from thymio_road.scenario import load_scenario
-    scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration)
+    scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration,
+                             ros_distro=args.ros_distro)
     out = args.out or Path('runs') / f'{scenario.name}-{time.strftime("%Y%m%d-%H%M%S")}'
     if (out / 'bag').exists() and not args.no_record:
         print(f'error: {out / "bag"} already exists; choose another --out', file=sys.stderr)

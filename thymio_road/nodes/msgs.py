@@ -93,15 +93,16 @@ class MessageFactory:
         return getattr(self.cls, name)
 
 
-_FACTORIES: dict[str, MessageFactory] = {}
+_FACTORIES: dict[tuple[int, str], MessageFactory] = {}
 #: Non-zero defaults declared in the .msg files (the typestore does not carry them).
 _IDL_DEFAULTS = {'geometry_msgs/msg/Quaternion': {'w': 1.0}}
 
 
 def _factory(store: Any, typename: str) -> MessageFactory:
-    if typename not in _FACTORIES:
-        _FACTORIES[typename] = MessageFactory(store, typename)
-    return _FACTORIES[typename]
+    key = (id(store), typename)
+    if key not in _FACTORIES:
+        _FACTORIES[key] = MessageFactory(store, typename)
+    return _FACTORIES[key]
 
 
 def _maker(store: Any, kind: int, detail: Any) -> Any:
@@ -131,11 +132,42 @@ if ROS:
 
     _CLASSES = {alias: _ros_class(full) for alias, full in TYPES.items()}
     typestore = None
+    distro = os.environ.get('ROS_DISTRO', '')
 else:
-    from rosbags.typesys import Stores, get_typestore
+    _CLASSES = {}
 
-    typestore = get_typestore(Stores.ROS2_HUMBLE)
-    _CLASSES = {alias: _factory(typestore, full) for alias, full in TYPES.items()}
+#: ROS 2 distributions whose message definitions the embedded runtime can use (rosbags stores).
+#: They differ: Jazzy's sensor_msgs/Range has a `variance` field that Humble's lacks.
+DISTROS = ('humble', 'jazzy')
+DEFAULT_DISTRO = 'jazzy'
+_STORES: dict[str, Any] = {}
+
+
+def typestore_for(name: str) -> Any:
+    """rosbags' typestore of a ROS 2 distro: its message definitions and classes."""
+    if name not in DISTROS:
+        raise ValueError(f"unknown ROS 2 distro '{name}' (known: {', '.join(DISTROS)})")
+    if name not in _STORES:
+        from rosbags.typesys import Stores, get_typestore
+        _STORES[name] = get_typestore({'humble': Stores.ROS2_HUMBLE, 'jazzy': Stores.ROS2_JAZZY}[name])
+    return _STORES[name]
+
+
+def use_distro(name: str) -> None:
+    """Make this module's message classes those of a ROS 2 distro (embedded runtime only: on
+    ROS they are the installed distro's). Nodes look the classes up here at each use, so the
+    messages they fill and the definitions a bag records are the same distro's."""
+    global typestore, distro
+    if ROS:
+        return
+    typestore = typestore_for(name)
+    distro = name
+    _CLASSES.update({alias: _factory(typestore, full) for alias, full in TYPES.items()})
+    globals().update(_CLASSES)
+
+
+if not ROS:
+    use_distro(DEFAULT_DISTRO)
 
 Header = _CLASSES['Header']
 Bool = _CLASSES['Bool']
