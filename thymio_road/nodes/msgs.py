@@ -10,6 +10,7 @@ Only the types of the interface contract (DESIGN.md §3) are exposed; add more h
 from __future__ import annotations
 
 import array
+import math
 import os
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -246,7 +247,6 @@ def stamp(seconds: float) -> Any:
 
 
 def quaternion_from_yaw(yaw: float) -> Any:
-    import math
     return Quaternion(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2))
 
 
@@ -256,6 +256,32 @@ def transform_stamped(stamp: Any, parent: str, child: str, pose: Any) -> Any:
     tf = TransformStamped(header=Header(stamp=stamp, frame_id=parent), child_frame_id=child)
     tf.transform.translation = Vector3(x=float(x), y=float(y), z=0.0)
     tf.transform.rotation = quaternion_from_yaw(float(th))
+    return tf
+
+
+# --- the ground sensors as jeguzzi/ros-thymio's driver publishes them ---------------------------
+
+#: ``ground/left`` and ``ground/right``: infrared Range messages of a 0.3 rad cone, 9..30 mm,
+#: whose range only says whether the sensor sees the ground (REP-117: -inf, a raw value at or
+#: above the threshold) or not (+inf, below it). The raw values stay on ``prox/ground/delta``.
+GROUND_NAMES = ('left', 'right')
+GROUND_FOV = 0.3
+GROUND_MIN_RANGE = 0.009
+GROUND_MAX_RANGE = 0.030
+GROUND_THRESHOLD = 200
+
+
+def ground_range(stamp: Any, frame_id: str, value: int, threshold: int = GROUND_THRESHOLD) -> Any:
+    """sensor_msgs/Range of one ground sensor's raw value (the driver's convention)."""
+    return Range(header=Header(stamp=stamp, frame_id=frame_id), radiation_type=Range.INFRARED,
+                 field_of_view=GROUND_FOV, min_range=GROUND_MIN_RANGE, max_range=GROUND_MAX_RANGE,
+                 range=-math.inf if value >= threshold else math.inf)
+
+
+def ground_link(stamp: Any, base_link: str, frame_id: str, x: float, y: float) -> Any:
+    """The static transform of a ground sensor's frame: at (x, y), its x axis pointing down."""
+    tf = transform_stamped(stamp, base_link, frame_id, (x, y, 0.0))
+    tf.transform.rotation = Quaternion(x=0.0, y=math.sqrt(0.5), z=0.0, w=math.sqrt(0.5))
     return tf
 
 

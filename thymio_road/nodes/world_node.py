@@ -26,13 +26,9 @@ from thymio_road.scenario import robot_specs, world_params
 from thymio_road.sim.world import World, WorldParams
 
 MARKER_PERIOD_TICKS = 10
-#: ``ground/left`` and ``ground/right`` as jeguzzi/ros-thymio's driver publishes them: infrared
-#: Range messages of a 0.3 rad cone, 9..30 mm, whose range says only whether the sensor sees
-#: the ground (REP-117: -inf, a reflection at or above the threshold) or not (+inf, below it).
-GROUND_NAMES = ('left', 'right')
-GROUND_FOV = 0.3
-GROUND_MIN_RANGE = 0.009
-GROUND_MAX_RANGE = 0.030
+#: Namespaces of /world/markers: the robots, and the traffic lights (static Thymios).
+ROBOTS_NAMESPACE, LIGHTS_NAMESPACE = 'robots', 'lights'
+MARKER_NAMESPACES = (ROBOTS_NAMESPACE, LIGHTS_NAMESPACE)
 
 
 class WorldNode:
@@ -44,7 +40,7 @@ class WorldNode:
         # Robots that are real Thymios (launch argument `real`) are left to their drivers.
         real = {name for name in declare(node, 'real_robots', '').split(',') if name}
         #: Raw ground value from which ``ground/<side>`` reports the ground as seen (the driver's 200).
-        self.ground_threshold = declare(node, 'ground_threshold', 200)
+        self.ground_threshold = declare(node, 'ground_threshold', msgs.GROUND_THRESHOLD)
         specs = [spec for spec in robot_specs(self.scenario) if spec.name not in real]
         unknown = sorted(real - {r.name for r in self.scenario.robots})
         if unknown:
@@ -92,7 +88,7 @@ class WorldNode:
         }
         for sensor in rm.PROX_NAMES:
             pubs[sensor] = create(msgs.Range, f'/{name}/proximity/{sensor}', msgs.SENSOR)
-        for side in GROUND_NAMES:
+        for side in msgs.GROUND_NAMES:
             pubs[f'ground_{side}'] = create(msgs.Range, f'/{name}/ground/{side}', msgs.SENSOR)
         return pubs
 
@@ -134,14 +130,10 @@ class WorldNode:
         for k, sensor in enumerate(rm.PROX_NAMES):
             if pubs[sensor].get_subscription_count():
                 pubs[sensor].publish(self._range(name, sensor, int(horizontal[k]), stamp))
-        for side, value in zip(GROUND_NAMES, ground):
+        for side, value in zip(msgs.GROUND_NAMES, ground):
             pub = pubs[f'ground_{side}']
             if pub.get_subscription_count():
-                pub.publish(msgs.Range(
-                    header=msgs.Header(stamp=stamp, frame_id=f'{name}/ground_{side}_link'),
-                    radiation_type=msgs.Range.INFRARED, field_of_view=GROUND_FOV,
-                    min_range=GROUND_MIN_RANGE, max_range=GROUND_MAX_RANGE,
-                    range=-math.inf if value >= self.ground_threshold else math.inf))
+                pub.publish(msgs.ground_range(stamp, f'{name}/ground_{side}_link', value, self.ground_threshold))
         self._publish_odometry(i, name, stamp)
 
     def _barcode_truth(self, i: int, t: float) -> None:
@@ -188,11 +180,8 @@ class WorldNode:
             for sensor, (x, y, a) in zip(rm.PROX_NAMES, rm.PROX_SENSORS):
                 transforms.append(msgs.transform_stamped(stamp, f'{name}/base_link',
                                              f'{name}/proximity_{sensor}_link', (x, y, a)))
-            for side, (x, y) in zip(GROUND_NAMES, rm.GROUND_SENSORS_TUPLE):
-                # the Range cone's axis (x) points down at the paper
-                tf = msgs.transform_stamped(stamp, f'{name}/base_link', f'{name}/ground_{side}_link', (x, y, 0.0))
-                tf.transform.rotation = msgs.Quaternion(x=0.0, y=math.sqrt(0.5), z=0.0, w=math.sqrt(0.5))
-                transforms.append(tf)
+            for side, (x, y) in zip(msgs.GROUND_NAMES, rm.GROUND_SENSORS_TUPLE):
+                transforms.append(msgs.ground_link(stamp, f'{name}/base_link', f'{name}/ground_{side}_link', x, y))
         return msgs.TFMessage(transforms=transforms)
 
     def _occupancy_grid(self) -> Any:
@@ -217,7 +206,7 @@ class WorldNode:
             r, g, b = self.led[name]
             static = self.world.specs[i].static
             # Traffic lights (static Thymios) in their own namespace, a little taller.
-            body = msgs.Marker(header=msgs.Header(stamp=stamp, frame_id='map'), ns='lights' if static else 'robots',
+            body = msgs.Marker(header=msgs.Header(stamp=stamp, frame_id='map'), ns=LIGHTS_NAMESPACE if static else ROBOTS_NAMESPACE,
                                id=i, type=3, action=0)  # CYLINDER, ADD
             body.pose.position = msgs.Point(x=float(x), y=float(y), z=0.035 if static else 0.025)
             body.pose.orientation = msgs.quaternion_from_yaw(float(th))
