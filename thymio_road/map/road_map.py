@@ -202,27 +202,28 @@ class RoadMap:
 
     def occupancy(self, cell: float | None = None) -> np.ndarray:
         """Printed darkness (0 white paper .. 100 black) on cells of `cell` metres (default: the
-        raster's), each the mean grey of its pixels: what ``/map`` publishes. Computed band by
-        band, without the whole sheet's grey."""
+        raster's), each the mean grey of its pixels: what ``/map`` publishes. Computed on the
+        inked tiles only, without the whole sheet's grey."""
         k = 1 if cell is None else self.cell_factor(cell)
         rows, cols = self.shape
         out = np.zeros((-(-rows // k), -(-cols // k)), dtype=np.int8)
-        boxes = self.ink_boxes()
-        band = max(1, 256 // k) * k
-        for r0 in range(0, rows, band):
-            r1 = min(r0 + band, rows)
-            if not any(b0 < r1 and b1 > r0 for b0, b1, _, _ in boxes):
-                continue  # bare paper
-            grey = self.grey_window(r0, r1, 0, cols)
+        tile = k * max(1, 256 // k)
+        inked = np.zeros((-(-rows // tile), -(-cols // tile)), dtype=bool)
+        for r0, r1, c0, c1 in self.ink_boxes():
+            inked[r0 // tile:(r1 - 1) // tile + 1, c0 // tile:(c1 - 1) // tile + 1] = True
+        for tr, tc in zip(*np.nonzero(inked)):
+            r0, c0 = tr * tile, tc * tile
+            r1, c1 = min(r0 + tile, rows), min(c0 + tile, cols)
+            grey = self.grey_window(r0, r1, c0, c1)
             if k == 1:
                 dark = np.rint((1.0 - grey) * 100)
             else:
-                starts_r, starts_c = np.arange(0, r1 - r0, k), np.arange(0, cols, k)
+                starts_r, starts_c = np.arange(0, r1 - r0, k), np.arange(0, c1 - c0, k)
                 sums = np.add.reduceat(np.add.reduceat(grey.astype(np.float64), starts_r, axis=0),
                                        starts_c, axis=1)
-                counts = np.outer(np.diff(np.append(starts_r, r1 - r0)), np.diff(np.append(starts_c, cols)))
+                counts = np.outer(np.diff(np.append(starts_r, r1 - r0)), np.diff(np.append(starts_c, c1 - c0)))
                 dark = np.rint((1.0 - sums / counts) * 100)
-            out[r0 // k:r0 // k + dark.shape[0]] = dark.astype(np.int8)
+            out[r0 // k:r0 // k + dark.shape[0], c0 // k:c0 // k + dark.shape[1]] = dark.astype(np.int8)
         return out
 
     @cached_property
