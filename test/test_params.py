@@ -91,3 +91,9 @@ def test_a_map_resolution_that_is_not_a_multiple_of_the_raster_is_refused(tmp_pa
     with pytest.raises(ScenarioError, match=r's.yaml: scenario.world.map_resolution: must be a whole multiple '
                                             r'of the map resolution 0.001 m, got 0.0025'):
         load_scenario(path)
+
+
+def test_a_map_resolution_given_to_the_world_node_is_checked():
+    with pytest.raises(ValueError, match=r'world: parameter map_resolution: must be a whole multiple of the '
+                                         r'map resolution 0.001 m, got 0.0025'):
+        WorldNode(_world_handle(map_resolution=0.0025))

@@ -17,8 +17,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import declare, declare_fields, scenario_of_node
 from thymio_road.sim import robot_model as rm
@@ -48,7 +46,7 @@ class WorldNode:
         # Declared with the dataclass's types, whatever the YAML wrote (rclpy types parameters).
         params = WorldParams(**declare_fields(node, WorldParams, world_params(self.scenario)))
         try:
-            self.map_cells = self.scenario.road_map.cell_factor(params.map_resolution)
+            self.scenario.road_map.cell_factor(params.map_resolution)  # /map's cells: checked here
         except ValueError as exc:
             raise ValueError(f'world: parameter map_resolution: {exc}') from None
         self.world = World(self.scenario.road_map, specs, params,
