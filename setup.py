@@ -27,7 +27,6 @@ setup(
         'matplotlib',
         'rosbags>=0.10',
         'tqdm',
-        'transforms3d',
         'tdmclient',
     ],
     extras_require={

@@ -59,6 +59,7 @@ name: analysis_test
 map: small_oval.yaml
 seed: 1
 controller: {barcode_actions: false}
+world: {map_resolution: 0.001}   # a 1 mm /map (2 MB) fills the first MCAP chunk, as the truncation test wants
 robots:
   count: 2
   road: loop
@@ -573,3 +574,18 @@ def test_hull_gap_of_two_robots_side_by_side():
     c = np.array([[0.08 + 0.03 + 0.01, 0.0, 0.0]])
     assert m.hull_gaps(a, c)[0] == pytest.approx(0.01, abs=1e-9)
     assert m.hull_gaps(a, a)[0] == 0.0
+
+
+def test_a_recorded_map_at_another_resolution_than_the_raster_is_recognised():
+    """/map is published on cells of map_resolution (5 mm by default), the map's raster is 1 mm."""
+    from thymio_road.analysis.bag import Grid, Recording
+    from thymio_road.analysis.mapsource import resolve_map
+    from thymio_road.map.loader import load_map
+    road_map = load_map(Path(__file__).parent.parent / 'config/maps/oval.yaml')
+    rec = Recording(Path('x'), 'mcap', {}, {}, 0.0, 0.0, [])
+    rec.grid = Grid(0.005, (0.0, 0.0), road_map.occupancy(0.005))
+    source = resolve_map(rec)
+    assert source.road_map is not None and source.road_map.name == 'oval' and not source.notes
+    rec.grid = Grid(0.005, (0.0, 0.0), np.zeros((10, 10), np.int8))
+    source = resolve_map(rec, scenario='oval')
+    assert 'probably made on another map' in ' '.join(source.notes)

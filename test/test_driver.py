@@ -539,3 +539,20 @@ def test_tdm_link_refuses_a_missing_or_busy_robot(program, wanted, status, messa
     finally:
         link.close()
         tdm.close()
+
+
+def test_driver_publishes_the_ground_sensors_as_ranges_like_the_simulated_robot():
+    executor, node, link, clock = make_node({'ground_threshold': 500})
+    got: dict[str, list] = {}
+    for topic in ('/thymio1/ground/left', '/thymio1/ground/right'):
+        executor.subscribe(topic, msgs.Range, lambda m, t=topic: got.setdefault(t, []).append(m), msgs.qos(100))
+    static = []
+    executor.subscribe('/tf_static', msgs.TFMessage, static.append, msgs.LATCHED)
+    link.emit_sensors(horizontal=(0,) * 7, ground=(300, 700), speeds=(0, 0))
+    executor.run_until(int(0.05e9))
+    left, right = got['/thymio1/ground/left'][-1], got['/thymio1/ground/right'][-1]
+    assert left.range == math.inf and right.range == -math.inf  # 300 < 500 <= 700
+    assert left.header.frame_id == 'thymio1/ground_left_link' and left.radiation_type == msgs.Range.INFRARED
+    assert left.min_range == pytest.approx(0.009) and left.max_range == pytest.approx(0.03)
+    frames = {t.child_frame_id for t in static[0].transforms}
+    assert {'thymio1/ground_left_link', 'thymio1/ground_right_link'} <= frames

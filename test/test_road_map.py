@@ -134,3 +134,58 @@ def test_barcodes_are_printed_black_where_bits_are_one():
     footprint = m.barcode_index == 0
     cols = np.flatnonzero(footprint.any(axis=0))
     assert (cols[-1] - cols[0] + 1) * m.resolution == pytest.approx(0.108, abs=0.0015)
+
+
+def _blind_area_whole_sheet(road_map):
+    """The former blind_area: every rectangle tested at every pixel of the sheet (in bands of rows,
+    which computes the same values per pixel with less memory)."""
+    rows, cols = road_map.shape
+    area = np.zeros((rows, cols), dtype=bool)
+    xs = (np.arange(cols) + 0.5) * road_map.resolution
+    ys_all = (np.arange(rows) + 0.5) * road_map.resolution
+    for r0 in range(0, rows, 500):
+        ys = ys_all[r0:r0 + 500]
+        for inter in road_map.intersections:
+            for cx, cy, heading, half_along, half_across in inter.extra.get('blind', ()):
+                gx, gy = np.meshgrid(xs - cx, ys - cy)
+                c, s = math.cos(heading), math.sin(heading)
+                area[r0:r0 + 500] |= (np.abs(c * gx + s * gy) <= half_along) & (np.abs(-s * gx + c * gy) <= half_across)
+    return area
+
+
+def test_blind_area_on_bounding_boxes_is_the_whole_sheet_mask():
+    """On the final map's crossroad (square and out-lane starts, rotated rectangles)."""
+    from thymio_road.scenario import load_scenario
+    road_map = load_scenario('final').road_map
+    assert any(inter.extra.get('blind') for inter in road_map.intersections)
+    fast = road_map.blind_area
+    assert fast.sum() > 1000
+    assert np.array_equal(fast, _blind_area_whole_sheet(road_map))
+
+
+def test_loading_a_map_renders_no_raster():
+    """Controllers, traffic lights and the IR medium load the map for its geometry only: the map
+    checks must not build the 1 mm raster (0.5 GB and seconds on the final map)."""
+    road_map = load_map(Path(__file__).parent.parent / 'config/maps/final.yaml')
+    assert not {'_layers', '_index_layers', 'grey', 'blind_area'} & set(road_map.__dict__)
+
+
+def test_a_window_of_the_road_index_is_the_same_as_the_whole_raster():
+    road_map = load_map(Path(__file__).parent.parent / 'config/maps/simple.yaml')
+    rows, cols = road_map.shape
+    for r0, r1, c0, c1 in ((0, rows, 0, cols), (100, 420, 37, 901), (rows - 5, rows, cols - 300, cols)):
+        assert np.array_equal(road_map.road_index_window(r0, r1, c0, c1), road_map.road_index[r0:r1, c0:c1])
+
+
+def test_occupancy_is_the_mean_darkness_of_each_cell():
+    road_map = load_map(Path(__file__).parent.parent / 'config/maps/oval.yaml')
+    grey = road_map.grey
+    assert np.array_equal(road_map.occupancy(), np.rint((1.0 - grey) * 100).astype(np.int8))
+    rows, cols = road_map.shape
+    coarse = road_map.occupancy(0.005)
+    means = grey.astype(np.float64).reshape(rows // 5, 5, cols // 5, 5).mean(axis=(1, 3))
+    assert coarse.shape == (rows // 5, cols // 5)
+    assert np.abs(coarse - np.rint((1.0 - means) * 100)).max() == 0
+    assert coarse.max() >= 90 and coarse.min() == 0
+    with pytest.raises(ValueError, match='whole multiple of the map resolution 0.001 m, got 0.0025'):
+        road_map.occupancy(0.0025)

@@ -3,7 +3,8 @@ import pytest
 
 from thymio_road.nodes import msgs
 from thymio_road.runtime.executor import Executor, TopicTypeError
-from thymio_road.runtime.node import EmbeddedNode, resolve_name
+from thymio_road.runtime.node import (EmbeddedNode, InvalidParameterTypeError, ParameterAlreadyDeclaredError,
+                                      resolve_name)
 
 
 def test_name_resolution_follows_ros2():
@@ -65,6 +66,22 @@ def test_parameters_take_overrides_and_defaults():
     assert node.declare_parameter('speed', 150).value == 410
     assert node.declare_parameter('grey_ref', 500).value == 500
     assert node.get_parameter('grey_ref').value == 500
+
+
+def test_parameters_are_typed_by_their_default_as_in_rclpy():
+    """rclpy refuses an override whose type is not the default's (an int for a double too)."""
+    node = EmbeddedNode(Executor(), 'n', parameters={'noise': 10, 'mission': 5, 'flag': 1, 'gain': 2.0})
+    with pytest.raises(InvalidParameterTypeError, match="'noise'.*'INTEGER', expecting type 'DOUBLE'"):
+        node.declare_parameter('noise', 10.0)
+    with pytest.raises(InvalidParameterTypeError, match="expecting type 'STRING'"):
+        node.declare_parameter('mission', '')
+    with pytest.raises(InvalidParameterTypeError, match="expecting type 'BOOL'"):
+        node.declare_parameter('flag', True)
+    assert node.declare_parameter('gain', 1.0).value == 2.0
+    with pytest.raises(ParameterAlreadyDeclaredError):
+        node.declare_parameter('gain', 1.0)
+    # dynamic typing takes any type, as rclpy does
+    assert node.declare_parameter('mission', '', msgs.ParameterDescriptor(dynamic_typing=True)).value == 5
 
 
 def test_services_are_called_synchronously():

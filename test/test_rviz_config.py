@@ -77,7 +77,7 @@ def test_config_shows_map_markers_tf_and_every_robots_cones(config, robots):
     assert shown['/map']['Class'] == 'rviz_default_plugins/Map'
     assert shown['/map']['Topic']['Durability Policy'] == 'Transient Local'   # latched map
     markers = shown['/world/markers']
-    assert set(markers['Namespaces']) == {'robots', 'traffic_lights'} == set(MARKER_NAMESPACES)
+    assert set(markers['Namespaces']) == {'robots', 'lights'} == set(MARKER_NAMESPACES)
     assert shown[IR_LINKS_TOPIC]['Class'] == 'rviz_default_plugins/MarkerArray'
     assert set(shown[IR_LINKS_TOPIC]['Namespaces']) == {'ir_links'}
     tf = [d for d in displays(config['Visualization Manager']['Displays']) if d['Class'] == 'rviz_default_plugins/TF']
@@ -177,3 +177,17 @@ def test_mcap_is_what_foxglove_reads(bag):
     assert markers
     robots = [m for m in markers[-1].markers if m.ns == 'robots']
     assert len(robots) == 3 and all(m.header.frame_id == 'map' and m.scale.x > 0 for m in robots)
+
+
+def test_marker_namespaces_are_the_ones_the_world_publishes(config):
+    """RViz shows a marker namespace only if it is the one the nodes use: record what an embedded
+    run with traffic lights publishes on /world/markers."""
+    from thymio_road.nodes import msgs
+    from thymio_road.runtime.run import Graph
+    graph = Graph(load_scenario('final_traffic', robots=1))
+    published = set()
+    graph.world_node.node.create_subscription(
+        msgs.MarkerArray, '/world/markers', lambda m: published.update(k.ns for k in m.markers), msgs.DEFAULT)
+    graph.run(0.3)
+    shown = {d['Topic']['Value']: d for d in displays(config['Visualization Manager']['Displays']) if 'Topic' in d}
+    assert published == set(shown['/world/markers']['Namespaces']) == {'robots', 'lights'}

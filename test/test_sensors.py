@@ -79,3 +79,16 @@ def test_nothing_in_range_reads_zero():
     prox = ProxSensing(None, noise=2.87)
     poses = np.array([[0.5, 0.25, 0.0], [0.9, 0.25, 0.0]])
     assert np.all(prox.read(0, poses, QUIET) == 0)
+
+
+def test_tiled_response_is_the_whole_sheet_blur():
+    """The response is computed on inked tiles only; it must be the whole sheet's, bit for bit."""
+    from scipy.ndimage import gaussian_filter
+
+    from thymio_road.scenario import load_scenario
+    from thymio_road.sim.sensors import noiseless_response
+    road_map = load_scenario('simple').road_map
+    sigma_px = rm.GROUND_SIGMA / road_map.resolution
+    whole = gaussian_filter(road_map.grey, sigma_px, mode='nearest',
+                            truncate=rm.GROUND_PATCH / 2 / road_map.resolution / sigma_px)
+    assert np.array_equal(noiseless_response(road_map), rm.ground_response(whole).astype(np.float32))

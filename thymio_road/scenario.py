@@ -28,6 +28,8 @@ PACKAGE = 'thymio_road'
 #: 3 cm behind its centre, so closer robots see each other and slow down or stop (§6, v2); a closed
 #: road full of robots that close never moves (issue #13: 23 robots on the oval drove 0.00 m).
 MIN_SPACING = round(float(rm.PROX_SENSORS[2][0]) + rm.PROX_RANGE - rm.HULL_REAR_X, 3)
+#: ROS 2 distros a recording can be made for (the last is the default).
+ROS_DISTROS = ('humble', 'jazzy')
 
 
 class ScenarioError(ConfigError):
@@ -87,6 +89,8 @@ class Scenario:
     ir: dict[str, Any] | None = None
     #: Traffic-light Thymios (`lights:` key): static bodies in the world, one traffic_light node each.
     lights: tuple['LightEntry', ...] = ()
+    #: The ROS 2 distro whose message definitions an embedded recording uses (`ros_distro:` key).
+    ros_distro: str = 'jazzy'
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,8 @@ def _cached_map(path: str, mtime: float) -> RoadMap:
 
 
 def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, seed: int | None = None,
-                  duration: float | None = None, controller: dict[str, Any] | None = None) -> Scenario:
+                  duration: float | None = None, controller: dict[str, Any] | None = None,
+                  ros_distro: str | None = None) -> Scenario:
     """Read and validate a scenario; the keyword arguments override the file (CLI options)."""
     path = find_config('scenarios', name_or_path)
     source = str(path)
@@ -120,7 +125,11 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     robots_data = top.require('robots', dict)
     ir_data = top.optional('ir', dict, None)
     lights_data = top.optional('lights', dict, None)
+    file_distro = top.optional('ros_distro', str, ROS_DISTROS[-1])
+    distro = file_distro if ros_distro is None else ros_distro
     top.done()
+    if distro not in ROS_DISTROS:
+        top.fail('ros_distro', f"must be one of {', '.join(ROS_DISTROS)}, got {distro!r}")
 
     map_path = path.parent / map_ref
     if not map_path.exists():
@@ -132,6 +141,10 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
         raise ScenarioError(f'{source}: scenario.duration: must be in (0, 604800] s, got {duration}')
     _check_fields(world, WorldParams, f'{source}: scenario.world')
     _check_world(world, source)
+    try:
+        road_map.cell_factor(world_params_of(world).map_resolution)
+    except ValueError as exc:
+        raise ScenarioError(f'{source}: scenario.world.map_resolution: {exc}') from None
     defaults = {**defaults, **(controller or {})}
     _check_fields(defaults, ControllerParams, f'{source}: scenario.controller')
     seed = file_seed if seed is None else int(seed)
@@ -145,7 +158,8 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     for light in lights:
         if light.name in names:
             raise ScenarioError(f"{source}: scenario.lights: light '{light.name}' has a robot's name")
-    return Scenario(name, path.resolve(), road_map, float(duration), seed, world, entries, defaults, ir, lights)
+    return Scenario(name, path.resolve(), road_map, float(duration), seed, world, entries, defaults, ir, lights,
+                    distro)
 
 
 _LIGHT_KEYS = {'green': float, 'clearance': float, 'offset': float, 'battery': dict}
@@ -379,15 +393,6 @@ def _place(road: Any, start: float, count: int, spans: list) -> list[float] | No
     return None
 
 
-def scenario_of_node(node: Any) -> Scenario:
-    """The scenario a world-level node is started with: its `scenario_file`, `robot_count` and
-    `seed` parameters (as node_specs passes them; 0 robots / seed -1 mean the file's)."""
-    scenario_file = node.declare_parameter('scenario_file', '').value
-    count = node.declare_parameter('robot_count', 0).value
-    seed = node.declare_parameter('seed', -1).value
-    return load_scenario(scenario_file, robots=count or None, seed=None if seed < 0 else seed)
-
-
 def robot_specs(scenario: Scenario) -> list[RobotSpec]:
     """Start poses: each robot's follow sensor on its road at its arc length."""
     specs = []
@@ -402,7 +407,11 @@ def robot_specs(scenario: Scenario) -> list[RobotSpec]:
 
 
 def world_params(scenario: Scenario) -> WorldParams:
-    return WorldParams(**scenario.world)
+    return world_params_of(scenario.world)
+
+
+def world_params_of(world: dict[str, Any]) -> WorldParams:
+    return WorldParams(**world)
 
 
 @dataclass(frozen=True)

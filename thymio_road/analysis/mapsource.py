@@ -35,19 +35,24 @@ class MapSource:
         return self.road_map.grey if self.road_map is not None else None
 
 
-def occupancy(road_map: RoadMap) -> np.ndarray:
-    """The /map darkness the world node publishes for a map (0 white .. 100 black)."""
-    return np.rint((1.0 - road_map.grey) * 100).astype(np.int8)
+def occupancy(road_map: RoadMap, resolution: float | None = None) -> np.ndarray | None:
+    """The /map darkness the world node publishes for a map (0 white .. 100 black) at a /map
+    resolution (world parameter map_resolution); None if the map's raster cannot give it."""
+    try:
+        return road_map.occupancy(resolution)
+    except ValueError:
+        return None
 
 
 def _from_map(road_map: RoadMap, description: str, rec: Recording, notes: list[str]) -> MapSource:
     if rec.grid is not None:
-        if rec.grid.darkness.shape != road_map.shape:
-            notes.append(f'{description} is {road_map.shape[1]}×{road_map.shape[0]} px but the '
-                         f'recorded /map is {rec.grid.darkness.shape[1]}×{rec.grid.darkness.shape[0]}: '
-                         'the recording was probably made on another map')
+        expected = occupancy(road_map, rec.grid.resolution)
+        if expected is None or rec.grid.darkness.shape != expected.shape:
+            notes.append(f'{description} is {road_map.width} × {road_map.height} m but the '
+                         f'recorded /map is {rec.grid.darkness.shape[1]}×{rec.grid.darkness.shape[0]} '
+                         f'cells of {rec.grid.resolution} m: the recording was probably made on another map')
         else:
-            diff = int(np.abs(occupancy(road_map).astype(int) - rec.grid.darkness.astype(int)).max())
+            diff = int(np.abs(expected.astype(int) - rec.grid.darkness.astype(int)).max())
             if diff > 1:
                 notes.append(f'{description} differs from the recorded /map (up to {diff} % darkness): '
                              'the recording was probably made on another version of the map')
@@ -107,8 +112,9 @@ def _shipped_match(rec: Recording) -> RoadMap | None:
             road_map = load_map(path)
         except ConfigError:
             continue
-        if road_map.shape != grid.darkness.shape or abs(road_map.resolution - grid.resolution) > 1e-9:
+        expected = occupancy(road_map, grid.resolution)
+        if expected is None or expected.shape != grid.darkness.shape:
             continue
-        if int(np.abs(occupancy(road_map).astype(int) - grid.darkness.astype(int)).max()) <= 1:
+        if int(np.abs(expected.astype(int) - grid.darkness.astype(int)).max()) <= 1:
             return road_map
     return None

@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--stall-time', type=_positive_float, default=60.0, metavar='SECONDS',
                      help='a robot that moved less than 1 cm in this many simulated seconds is stalled; '
                           'when every robot is, the network has stopped (default: 60)')
+    run.add_argument('--ros-distro', choices=('humble', 'jazzy'),
+                     help="message definitions of the bag (default: the scenario's ros_distro, else jazzy)")
     run.set_defaults(func=cmd_run)
 
     calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)")
@@ -98,7 +100,8 @@ def _positive_float(text: str) -> float:
 def cmd_run(args: argparse.Namespace) -> int:
     from thymio_road.runtime.run import run_scenario
     from thymio_road.scenario import load_scenario
-    scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration)
+    scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration,
+                             ros_distro=args.ros_distro)
     out = args.out or Path('runs') / f'{scenario.name}-{time.strftime("%Y%m%d-%H%M%S")}'
     if (out / 'bag').exists() and not args.no_record:
         print(f'error: {out / "bag"} already exists; choose another --out', file=sys.stderr)

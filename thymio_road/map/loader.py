@@ -138,22 +138,27 @@ def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_wid
 
 
 def _check_barcodes(road_map: RoadMap) -> None:
-    """Bits must not overlap printed roads or one another."""
-    road_index = road_map.road_index
-    owner = np.full(road_map.shape, -1, dtype=np.int32)
+    """Bits must not overlap printed roads or one another. Only the barcodes' own pixels are
+    rendered (:meth:`RoadMap.road_index_window`), so loading a map builds no raster."""
+    owner: dict[int, int] = {}
+    cols = road_map.shape[1]
     for k, barcode in enumerate(road_map.barcodes):
         kind = 'barcodes' if barcode.bits > 1 else 'marks'
         where = f"{road_map.source}: {kind} '{barcode.id}'"
-        for rows, cols, _ in road_map.barcode_pixels(barcode):
-            roads_hit = np.unique(road_index[rows, cols])
+        for rows, cols_, _ in road_map.barcode_pixels(barcode):
+            if not len(rows):
+                continue
+            r0, c0 = int(rows.min()), int(cols_.min())
+            window = road_map.road_index_window(r0, int(rows.max()) + 1, c0, int(cols_.max()) + 1)
+            roads_hit = np.unique(window[rows - r0, cols_ - c0])
             roads_hit = roads_hit[roads_hit >= 0]
             if len(roads_hit):
                 raise MapError(f"{where}: overlaps road '{road_map.roads[roads_hit[0]].id}'")
-            others = np.unique(owner[rows, cols])
-            others = others[(others >= 0) & (others != k)]
-            if len(others):
+            pixels = (rows.astype(np.int64) * cols + cols_).tolist()
+            others = sorted({owner[p] for p in pixels if p in owner} - {k})
+            if others:
                 raise MapError(f"{where}: overlaps '{road_map.barcodes[others[0]].id}'")
-            owner[rows, cols] = k
+            owner.update(dict.fromkeys(pixels, k))
 
 
 def _size(size: list, top: Fields) -> tuple[float, float]:

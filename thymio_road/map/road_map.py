@@ -52,10 +52,20 @@ class Road:
         i = min(i, len(self.pieces) - 1)
         return self.pieces[i].pose_at(s - self.offsets[i])
 
+    @cached_property
+    def _samples(self) -> dict[float, np.ndarray]:
+        return {}
+
     def sample(self, step: float = 0.005) -> np.ndarray:
-        """Centre-line points (n×3: x, y, heading) every `step` metres."""
-        n = max(2, int(math.ceil(self.length / step)) + 1)
-        return np.array([self.pose_at(s) for s in np.linspace(0.0, self.length, n)])
+        """Centre-line points (n×3: x, y, heading) every `step` metres (read-only; kept, since
+        the map checks sample every road once per traffic light)."""
+        points = self._samples.get(step)
+        if points is None:
+            n = max(2, int(math.ceil(self.length / step)) + 1)
+            points = np.array([self.pose_at(s) for s in np.linspace(0.0, self.length, n)])
+            points.setflags(write=False)
+            self._samples[step] = points
+        return points
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,50 +95,157 @@ class RoadMap:
         return (int(round(self.height / self.resolution)), int(round(self.width / self.resolution)))
 
     @cached_property
-    def _layers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        grey = np.ones(self.shape, dtype=np.float32)
-        index = np.full(self.shape, -1, dtype=np.int16)
-        for k in sorted(range(len(self.roads)), key=lambda k: self.roads[k].layer):
-            for piece in self.roads[k].pieces:
-                _draw_piece(grey, index, k, piece, self.road_width, self.resolution)
-        codes = np.full(self.shape, -1, dtype=np.int16)
+    def _barcode_paint(self) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray, tuple[int, int, int, int]]]:
+        """(barcode index, rows, cols, black, pixel box) of every piece of barcode, in printing order."""
+        out = []
         for k, barcode in enumerate(self.barcodes):
             for rows, cols, s in self.barcode_pixels(barcode):
+                if not len(rows):
+                    continue
                 bit = np.minimum(((s - barcode.at) / BIT_LENGTH).astype(int), barcode.bits - 1)
-                black = np.asarray(barcode.bit_values)[bit] == 1
-                grey[rows, cols] = np.where(black, 0.0, 1.0)
-                codes[rows, cols] = k
-        for layer in (grey, index, codes):
-            layer.setflags(write=False)
-        return grey, index, codes
+                box = (int(rows.min()), int(rows.max()) + 1, int(cols.min()), int(cols.max()) + 1)
+                out.append((k, rows, cols, np.asarray(barcode.bit_values)[bit] == 1, box))
+        return out
 
-    @property
+    def _index_dtype(self, count: int) -> type:
+        """The smallest signed integer for indices 0..count-1 and -1 (the 1 mm raster is big)."""
+        return np.int8 if count < 128 else np.int16
+
+    @cached_property
+    def _index_layers(self) -> tuple[np.ndarray, np.ndarray]:
+        index = np.full(self.shape, -1, dtype=self._index_dtype(len(self.roads)))
+        self._paint_roads(None, index, (0, self.shape[0], 0, self.shape[1]))
+        codes = np.full(self.shape, -1, dtype=self._index_dtype(len(self.barcodes)))
+        for k, rows, cols, _, _ in self._barcode_paint:
+            codes[rows, cols] = k
+        for layer in (index, codes):
+            layer.setflags(write=False)
+        return index, codes
+
+    def grey_window(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """``grey[r0:r1, c0:c1]`` painted on that window alone (same values as the whole sheet)."""
+        grey = np.ones((r1 - r0, c1 - c0), dtype=np.float32)
+        self._paint_roads(grey, None, (r0, r1, c0, c1))
+        for _, rows, cols, black, (b0, b1, b2, b3) in self._barcode_paint:
+            if b0 >= r1 or b1 <= r0 or b2 >= c1 or b3 <= c0:
+                continue
+            inside = (rows >= r0) & (rows < r1) & (cols >= c0) & (cols < c1)
+            if inside.any():
+                grey[rows[inside] - r0, cols[inside] - c0] = np.where(black[inside], 0.0, 1.0)
+        return grey
+
+    def ink_boxes(self) -> list[tuple[int, int, int, int]]:
+        """Pixel boxes (r0, r1, c0, c1) outside of which the sheet is bare white paper."""
+        return [box for _, _, box in self._pieces_in_drawing_order] + [p[4] for p in self._barcode_paint]
+
+    @cached_property
     def grey(self) -> np.ndarray:
-        """Printed grey level per pixel, 1 = white paper, 0 = black."""
-        return self._layers[0]
+        """Printed grey level per pixel, 1 = white paper, 0 = black (the whole sheet: 4 bytes
+        a pixel; the simulator itself works on windows, :func:`thymio_road.sim.sensors.noiseless_response`)."""
+        grey = self.grey_window(0, self.shape[0], 0, self.shape[1])
+        grey.setflags(write=False)
+        return grey
+
+    @cached_property
+    def _pieces_in_drawing_order(self) -> list[tuple[int, Piece, tuple[int, int, int, int]]]:
+        """(road index, piece, pixel box) of every piece, later layers last (printed over)."""
+        res, out = self.resolution, []
+        for k in sorted(range(len(self.roads)), key=lambda k: self.roads[k].layer):
+            for piece in self.roads[k].pieces:
+                pts = np.array([piece.pose_at(s)[:2] for s in np.linspace(0.0, piece.length, 64)])
+                out.append((k, piece, _bbox(pts, self.road_width / 2 + 2 * res, res, self.shape)))
+        return out
+
+    def _paint_roads(self, grey: np.ndarray | None, index: np.ndarray | None,
+                     window: tuple[int, int, int, int]) -> None:
+        """Paint the roads' gradients and indices into arrays covering rows r0:r1, cols c0:c1 of
+        the sheet. Each pixel gets the same value whatever the window, so a window of the
+        sheet can be checked without rendering the whole sheet."""
+        wr0, wr1, wc0, wc1 = window
+        res, width = self.resolution, self.road_width
+        for k, piece, (r0, r1, c0, c1) in self._pieces_in_drawing_order:
+            r0, r1, c0, c1 = max(r0, wr0), min(r1, wr1), max(c0, wc0), min(c1, wc1)
+            if c0 >= c1 or r0 >= r1:
+                continue
+            gx, gy = np.meshgrid((np.arange(c0, c1) + 0.5) * res, (np.arange(r0, r1) + 0.5) * res)
+            s, u = piece.local(gx, gy)
+            mask = (s >= -res / 2) & (s <= piece.length + res / 2) & (np.abs(u) <= width / 2)
+            if grey is not None:
+                grey[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0][mask] = (0.5 + u / width)[mask]
+            if index is not None:
+                index[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0][mask] = k
+
+    def road_index_window(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """``road_index[r0:r1, c0:c1]`` computed on that window alone (the map checks use it,
+        so that loading a map does not render its whole raster)."""
+        index = np.full((r1 - r0, c1 - c0), -1, dtype=self._index_dtype(len(self.roads)))
+        self._paint_roads(None, index, (r0, r1, c0, c1))
+        return index
 
     @property
     def road_index(self) -> np.ndarray:
         """Index of the road printed at each pixel, -1 off road (ground truth for the metrics)."""
-        return self._layers[1]
+        return self._index_layers[0]
 
     @property
     def barcode_index(self) -> np.ndarray:
         """Index in `barcodes` of the barcode printed at each pixel, -1 elsewhere (ground truth)."""
-        return self._layers[2]
+        return self._index_layers[1]
+
+    def cell_factor(self, cell: float) -> int:
+        """How many raster pixels a side of a `cell` metre cell holds; raises ValueError unless
+        the cell is a whole multiple of the raster's resolution."""
+        k = int(round(cell / self.resolution))
+        if k < 1 or abs(k * self.resolution - cell) > 1e-9:
+            raise ValueError(f'must be a whole multiple of the map resolution {self.resolution} m, got {cell}')
+        return k
+
+    def occupancy(self, cell: float | None = None) -> np.ndarray:
+        """Printed darkness (0 white paper .. 100 black) on cells of `cell` metres (default: the
+        raster's), each the mean grey of its pixels: what ``/map`` publishes. Computed on the
+        inked tiles only, without the whole sheet's grey."""
+        k = 1 if cell is None else self.cell_factor(cell)
+        rows, cols = self.shape
+        out = np.zeros((-(-rows // k), -(-cols // k)), dtype=np.int8)
+        tile = k * max(1, 256 // k)
+        inked = np.zeros((-(-rows // tile), -(-cols // tile)), dtype=bool)
+        for r0, r1, c0, c1 in self.ink_boxes():
+            inked[r0 // tile:(r1 - 1) // tile + 1, c0 // tile:(c1 - 1) // tile + 1] = True
+        for tr, tc in zip(*np.nonzero(inked)):
+            r0, c0 = tr * tile, tc * tile
+            r1, c1 = min(r0 + tile, rows), min(c0 + tile, cols)
+            grey = self.grey_window(r0, r1, c0, c1)
+            if k == 1:
+                dark = np.rint((1.0 - grey) * 100)
+            else:
+                starts_r, starts_c = np.arange(0, r1 - r0, k), np.arange(0, c1 - c0, k)
+                sums = np.add.reduceat(np.add.reduceat(grey.astype(np.float64), starts_r, axis=0),
+                                       starts_c, axis=1)
+                counts = np.outer(np.diff(np.append(starts_r, r1 - r0)), np.diff(np.append(starts_c, c1 - c0)))
+                dark = np.rint((1.0 - sums / counts) * 100)
+            out[r0 // k:r0 // k + dark.shape[0], c0 // k:c0 // k + dark.shape[1]] = dark.astype(np.int8)
+        return out
 
     @cached_property
     def blind_area(self) -> np.ndarray:
         """Pixels that intersections are built to be crossed blind, over bare paper (a crossroad's
         square and the starts of its out-lanes; rectangles in ``extra['blind']``): a follow
-        sensor there is not off its road (ground truth for road losses)."""
+        sensor there is not off its road (ground truth for road losses). Each rectangle is
+        evaluated on its bounding box only: the whole sheet took seconds and a gigabyte."""
         area = np.zeros(self.shape, dtype=bool)
-        ys, xs = ((np.arange(n) + 0.5) * self.resolution for n in self.shape)
+        res = self.resolution
+        ys, xs = ((np.arange(n) + 0.5) * res for n in self.shape)
         for inter in self.intersections:
             for cx, cy, heading, half_along, half_across in inter.extra.get('blind', ()):
-                gx, gy = np.meshgrid(xs - cx, ys - cy)
                 c, s = math.cos(heading), math.sin(heading)
-                area |= (np.abs(c * gx + s * gy) <= half_along) & (np.abs(-s * gx + c * gy) <= half_across)
+                ex = abs(c) * half_along + abs(s) * half_across
+                ey = abs(s) * half_along + abs(c) * half_across
+                # one pixel of margin each side so rounding never drops a pixel of the rectangle
+                c0, c1 = (min(max(int(v), 0), len(xs)) for v in ((cx - ex) / res - 1, (cx + ex) / res + 2))
+                r0, r1 = (min(max(int(v), 0), len(ys)) for v in ((cy - ey) / res - 1, (cy + ey) / res + 2))
+                gx, gy = np.meshgrid(xs[c0:c1] - cx, ys[r0:r1] - cy)
+                area[r0:r1, c0:c1] |= ((np.abs(c * gx + s * gy) <= half_along)
+                                       & (np.abs(-s * gx + c * gy) <= half_across))
         area.setflags(write=False)
         return area
 
@@ -177,19 +294,3 @@ def _bbox(pts: np.ndarray, margin: float, res: float, shape: tuple[int, int]
     r0 = max(int((pts[:, 1].min() - margin) / res), 0)
     r1 = min(int((pts[:, 1].max() + margin) / res) + 1, rows)
     return r0, r1, c0, c1
-
-
-def _draw_piece(grey: np.ndarray, index: np.ndarray, k: int, piece: Piece, width: float,
-                res: float) -> None:
-    """Paint one piece's gradient: white on the left edge, black on the right, later over earlier."""
-    pts = np.array([piece.pose_at(s)[:2] for s in np.linspace(0.0, piece.length, 64)])
-    r0, r1, c0, c1 = _bbox(pts, width / 2 + 2 * res, res, grey.shape)
-    if c0 >= c1 or r0 >= r1:
-        return
-    px = (np.arange(c0, c1) + 0.5) * res
-    py = (np.arange(r0, r1) + 0.5) * res
-    gx, gy = np.meshgrid(px, py)
-    s, u = piece.local(gx, gy)
-    mask = (s >= -res / 2) & (s <= piece.length + res / 2) & (np.abs(u) <= width / 2)
-    grey[r0:r1, c0:c1][mask] = (0.5 + u / width)[mask]
-    index[r0:r1, c0:c1][mask] = k

@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from thymio_road.nodes import msgs
+from thymio_road.nodes.params import declare, declare_fields
 from thymio_road.sim import robot_model as rm
 from thymio_road.control.controller import ControllerParams, RoadController, State, led_colour
 from thymio_road.map.loader import parse_map
@@ -33,16 +34,11 @@ from thymio_road.control.navigation import Navigator, parse_mission
 from thymio_road.map.road_graph import RoadGraph
 from thymio_road.map.lights import node_ids
 
-#: Parameters a scenario may set for a controller (with ControllerParams' defaults).
-PARAMETERS = ControllerParams()
-
-
 class ControllerNode:
     def __init__(self, node: Any) -> None:
         self.node = node
-        values = {name: node.declare_parameter(name, getattr(PARAMETERS, name)).value
-                  for name in ControllerParams.__dataclass_fields__}
-        initial = node.declare_parameter('initial_state', 'ROAD').value
+        values = declare_fields(node, ControllerParams)
+        initial = declare(node, 'initial_state', 'ROAD')
         try:
             params = ControllerParams(**values)
             state = State[initial]
@@ -68,9 +64,9 @@ class ControllerNode:
         self._led: tuple[int, int, int] | None = None
         self._publish_state()
         self.navigator: Navigator | None = None
-        self._mission = node.declare_parameter('mission', '').value
-        self._start_node = node.declare_parameter('start_node', '').value
-        map_file = node.declare_parameter('map_file', '').value
+        self._mission = declare(node, 'mission', '')
+        self._start_node = declare(node, 'start_node', '')
+        map_file = declare(node, 'map_file', '')
         try:
             parse_mission(self._mission)
         except ValueError as exc:

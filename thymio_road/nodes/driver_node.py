@@ -1,7 +1,7 @@
 """Driver node: a real Thymio behind the same per-robot topics as the simulated world.
 
 Publishes (in the robot's namespace) ``prox/horizontal``, ``prox/ground/delta`` (one "prox"
-event, 10 Hz), ``proximity/<name>`` (Range), ``comm/rx``, ``odom`` and the TF
+event, 10 Hz), ``proximity/<name>`` and ``ground/left|right`` (Range), ``comm/rx``, ``odom`` and the TF
 ``<robot>/odom → <robot>/base_link``; latches the sensor frames and ``map → <robot>/odom``
 (the pose where the robot was put down) on ``/tf_static``; draws the robot on
 ``/world/markers`` in its top LED colour. Subscribes ``cmd_vel``, ``comm/tx``,
@@ -15,6 +15,7 @@ import time
 from typing import Any, Callable
 
 from thymio_road.nodes import msgs
+from thymio_road.nodes.params import declare
 from thymio_road.sim import robot_model as rm
 from thymio_road.real.driver import (COMM_RX_LABEL, COMM_RX_SIZE, Calibration, CommReading, DriverCore,
                                 DriverParams, Odometry, SensorReading, ThymioLink, load_program,
@@ -40,6 +41,7 @@ PARAMETERS: dict[str, Any] = {
     'initial_x': 0.0,          # where the robot was put down on the map (map → odom)
     'initial_y': 0.0,
     'initial_theta': 0.0,
+    'ground_threshold': msgs.GROUND_THRESHOLD,  # ground/<side>: the ground is seen from this raw value
 }
 MARKER_PERIOD = 0.5
 
@@ -48,7 +50,7 @@ class DriverNode:
     def __init__(self, node: Any, link: ThymioLink | None = None,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.node = node
-        p = {name: node.declare_parameter(name, default).value for name, default in PARAMETERS.items()}
+        p = {name: declare(node, name, default) for name, default in PARAMETERS.items()}
         where = f'{node.get_namespace().rstrip("/")}/{node.get_name()}'
         try:
             calibration = Calibration(float(p['speed_factor']), float(p['gain_left']), float(p['gain_right']))
@@ -65,6 +67,7 @@ class DriverNode:
         except (ValueError, FileNotFoundError) as exc:
             raise ValueError(f'{where}: bad parameter: {exc}') from None
         self.monotonic = monotonic
+        self.ground_threshold = int(p['ground_threshold'])
         self.calibration, self.params = calibration, params
         self.core = DriverCore(link, program, calibration, params, log=node.get_logger().info)
         self.prefix = node.get_namespace().strip('/')
@@ -76,6 +79,7 @@ class DriverNode:
         self.horizontal_pub = create(msgs.Int16MultiArray, 'prox/horizontal', msgs.SENSOR)
         self.ground_pub = create(msgs.Int16MultiArray, 'prox/ground/delta', msgs.SENSOR)
         self.range_pubs = [create(msgs.Range, f'proximity/{name}', msgs.SENSOR) for name in rm.PROX_NAMES]
+        self.ground_range_pubs = [create(msgs.Range, f'ground/{side}', msgs.SENSOR) for side in msgs.GROUND_NAMES]
         self.comm_pub = create(msgs.Int16MultiArray, 'comm/rx', msgs.qos(100))
         self.odom_pub = create(msgs.Odometry, 'odom', msgs.SENSOR)
         self.tf_pub = self.tf_static_pub = None
@@ -149,6 +153,9 @@ class DriverNode:
                     header=msgs.Header(stamp=stamp, frame_id=self.frame(f'proximity_{name}_link')),
                     radiation_type=msgs.Range.INFRARED, field_of_view=float(2 * rm.PROX_RAY_ANGLES[2]),
                     min_range=0.0, max_range=rm.PROX_RANGE, range=float(rm.prox_distance(value))))
+        for pub, side, value in zip(self.ground_range_pubs, msgs.GROUND_NAMES, reading.ground):
+            if pub.get_subscription_count():
+                pub.publish(msgs.ground_range(stamp, self.frame(f'ground_{side}_link'), value, self.ground_threshold))
         _, _, v, w = measured_twist(*reading.speeds, self.calibration, self.params.speed_deadband)
         self.odometry.update(now, v, w)
         odom = self.odometry
@@ -174,6 +181,8 @@ class DriverNode:
         for name, (sx, sy, sa) in zip(rm.PROX_NAMES, rm.PROX_SENSORS):
             transforms.append(msgs.transform_stamped(stamp, self.frame('base_link'),
                                          self.frame(f'proximity_{name}_link'), (sx, sy, sa)))
+        for side, (gx, gy) in zip(msgs.GROUND_NAMES, rm.GROUND_SENSORS_TUPLE):
+            transforms.append(msgs.ground_link(stamp, self.frame('base_link'), self.frame(f'ground_{side}_link'), gx, gy))
         return msgs.TFMessage(transforms=transforms)
 
     def _marker(self, stamp: Any) -> Any:

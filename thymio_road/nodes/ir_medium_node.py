@@ -42,7 +42,8 @@ import numpy as np
 from swarm_comm import prox_comm
 from thymio_road.nodes import msgs
 from thymio_road.real.driver import COMM_RX_LABEL, COMM_RX_SIZE
-from thymio_road.scenario import robot_specs, scenario_of_node
+from thymio_road.nodes.params import declare, scenario_of_node
+from thymio_road.scenario import robot_specs
 from thymio_road.sim.sensors import sheet_walls
 
 #: Seed-sequence key of the medium's noise stream (the world uses the scenario seed directly).
@@ -57,10 +58,10 @@ class IrMediumNode:
     def __init__(self, node: Any) -> None:
         self.node = node
         self.scenario = scenario_of_node(node)
-        model_name = node.declare_parameter('model', prox_comm.ENKI_DOC.name).value
-        self.collisions = bool(node.declare_parameter('collisions', False).value)
-        tick = float(node.declare_parameter('tick_period', 0.01).value)
-        real = node.declare_parameter('real_robots', '').value
+        model_name = declare(node, 'model', prox_comm.ENKI_DOC.name)
+        self.collisions = declare(node, 'collisions', False)
+        tick = declare(node, 'tick_period', 0.01)
+        real = declare(node, 'real_robots', '')
         if not 0 < tick <= prox_comm.PERIOD:
             raise ValueError(f'ir_medium: parameter tick_period must be in (0, {prox_comm.PERIOD}] s, got {tick}')
         try:

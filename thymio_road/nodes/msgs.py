@@ -10,6 +10,7 @@ Only the types of the interface contract (DESIGN.md §3) are exposed; add more h
 from __future__ import annotations
 
 import array
+import math
 import os
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -99,15 +100,16 @@ class MessageFactory:
         return getattr(self.cls, name)
 
 
-_FACTORIES: dict[str, MessageFactory] = {}
+_FACTORIES: dict[tuple[int, str], MessageFactory] = {}
 #: Non-zero defaults declared in the .msg files (the typestore does not carry them).
 _IDL_DEFAULTS = {'geometry_msgs/msg/Quaternion': {'w': 1.0}}
 
 
 def _factory(store: Any, typename: str) -> MessageFactory:
-    if typename not in _FACTORIES:
-        _FACTORIES[typename] = MessageFactory(store, typename)
-    return _FACTORIES[typename]
+    key = (id(store), typename)
+    if key not in _FACTORIES:
+        _FACTORIES[key] = MessageFactory(store, typename)
+    return _FACTORIES[key]
 
 
 def _maker(store: Any, kind: int, detail: Any) -> Any:
@@ -142,11 +144,42 @@ if ROS:
 
     _CLASSES = {alias: _ros_class(full) for alias, full in TYPES.items()}
     typestore = None
+    distro = os.environ.get('ROS_DISTRO', '')
 else:
-    from rosbags.typesys import Stores, get_typestore
+    _CLASSES = {}
 
-    typestore = get_typestore(Stores.ROS2_HUMBLE)
-    _CLASSES = {alias: _factory(typestore, full) for alias, full in TYPES.items()}
+#: ROS 2 distributions whose message definitions the embedded runtime can use (rosbags stores).
+#: They differ: Jazzy's sensor_msgs/Range has a `variance` field that Humble's lacks.
+DISTROS = ('humble', 'jazzy')
+DEFAULT_DISTRO = 'jazzy'
+_STORES: dict[str, Any] = {}
+
+
+def typestore_for(name: str) -> Any:
+    """rosbags' typestore of a ROS 2 distro: its message definitions and classes."""
+    if name not in DISTROS:
+        raise ValueError(f"unknown ROS 2 distro '{name}' (known: {', '.join(DISTROS)})")
+    if name not in _STORES:
+        from rosbags.typesys import Stores, get_typestore
+        _STORES[name] = get_typestore({'humble': Stores.ROS2_HUMBLE, 'jazzy': Stores.ROS2_JAZZY}[name])
+    return _STORES[name]
+
+
+def use_distro(name: str) -> None:
+    """Make this module's message classes those of a ROS 2 distro (embedded runtime only: on
+    ROS they are the installed distro's). Nodes look the classes up here at each use, so the
+    messages they fill and the definitions a bag records are the same distro's."""
+    global typestore, distro
+    if ROS:
+        return
+    typestore = typestore_for(name)
+    distro = name
+    _CLASSES.update({alias: _factory(typestore, full) for alias, full in TYPES.items()})
+    globals().update(_CLASSES)
+
+
+if not ROS:
+    use_distro(DEFAULT_DISTRO)
 
 Header = _CLASSES['Header']
 Bool = _CLASSES['Bool']
@@ -174,8 +207,19 @@ Time = _CLASSES['Time']
 
 
 if ROS:
+    from rcl_interfaces.msg import ParameterDescriptor
     from std_srvs.srv import Trigger
 else:
+    @dataclass
+    class ParameterDescriptor:
+        """rcl_interfaces/msg/ParameterDescriptor, the fields the nodes set."""
+
+        name: str = ''
+        description: str = ''
+        read_only: bool = False
+        dynamic_typing: bool = False
+
+
     class Trigger:
         """std_srvs/srv/Trigger for the embedded runtime (services are not recorded)."""
 
@@ -214,7 +258,6 @@ def stamp(seconds: float) -> Any:
 
 
 def quaternion_from_yaw(yaw: float) -> Any:
-    import math
     return Quaternion(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2))
 
 
@@ -224,6 +267,32 @@ def transform_stamped(stamp: Any, parent: str, child: str, pose: Any) -> Any:
     tf = TransformStamped(header=Header(stamp=stamp, frame_id=parent), child_frame_id=child)
     tf.transform.translation = Vector3(x=float(x), y=float(y), z=0.0)
     tf.transform.rotation = quaternion_from_yaw(float(th))
+    return tf
+
+
+# --- the ground sensors as jeguzzi/ros-thymio's driver publishes them ---------------------------
+
+#: ``ground/left`` and ``ground/right``: infrared Range messages of a 0.3 rad cone, 9..30 mm,
+#: whose range only says whether the sensor sees the ground (REP-117: -inf, a raw value at or
+#: above the threshold) or not (+inf, below it). The raw values stay on ``prox/ground/delta``.
+GROUND_NAMES = ('left', 'right')
+GROUND_FOV = 0.3
+GROUND_MIN_RANGE = 0.009
+GROUND_MAX_RANGE = 0.030
+GROUND_THRESHOLD = 200
+
+
+def ground_range(stamp: Any, frame_id: str, value: int, threshold: int = GROUND_THRESHOLD) -> Any:
+    """sensor_msgs/Range of one ground sensor's raw value (the driver's convention)."""
+    return Range(header=Header(stamp=stamp, frame_id=frame_id), radiation_type=Range.INFRARED,
+                 field_of_view=GROUND_FOV, min_range=GROUND_MIN_RANGE, max_range=GROUND_MAX_RANGE,
+                 range=-math.inf if value >= threshold else math.inf)
+
+
+def ground_link(stamp: Any, base_link: str, frame_id: str, x: float, y: float) -> Any:
+    """The static transform of a ground sensor's frame: at (x, y), its x axis pointing down."""
+    tf = transform_stamped(stamp, base_link, frame_id, (x, y, 0.0))
+    tf.transform.rotation = Quaternion(x=0.0, y=math.sqrt(0.5), z=0.0, w=math.sqrt(0.5))
     return tf
 
 

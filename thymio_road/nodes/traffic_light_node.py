@@ -24,7 +24,7 @@ import json
 from typing import Any
 
 from thymio_road.nodes import msgs
-from thymio_road.scenario import scenario_of_node
+from thymio_road.nodes.params import declare, scenario_of_node
 from thymio_road.control.traffic_light import Battery, Timing, TrafficLight, phase_names
 
 PERIOD = 0.1
@@ -36,20 +36,19 @@ class TrafficLightNode:
     def __init__(self, node: Any) -> None:
         self.node = node
         scenario = scenario_of_node(node)
-        name = node.declare_parameter('light', '').value
+        name = declare(node, 'light', '')
         entry = next((e for e in scenario.lights if e.name == name), None)
         if entry is None:
             known = ', '.join(e.name for e in scenario.lights) or 'none'
             raise ValueError(f"traffic_light: parameter light: no light '{name}' in {scenario.source} "
                              f'(lights: {known})')
         try:
-            timing = Timing(green=float(node.declare_parameter('green', entry.timing.green).value),
-                            clearance=float(node.declare_parameter('clearance', entry.timing.clearance).value),
-                            offset=float(node.declare_parameter('offset', entry.timing.offset).value))
-            battery = Battery(decay=bool(node.declare_parameter('battery_decay', entry.battery.decay).value),
-                              half_life=float(node.declare_parameter('battery_half_life',
-                                                                     entry.battery.half_life).value),
-                              initial=float(node.declare_parameter('battery_initial', entry.battery.initial).value))
+            timing = Timing(green=declare(node, 'green', entry.timing.green, float),
+                            clearance=declare(node, 'clearance', entry.timing.clearance, float),
+                            offset=declare(node, 'offset', entry.timing.offset, float))
+            battery = Battery(decay=declare(node, 'battery_decay', entry.battery.decay, bool),
+                              half_life=declare(node, 'battery_half_life', entry.battery.half_life, float),
+                              initial=declare(node, 'battery_initial', entry.battery.initial, float))
         except ValueError as exc:
             raise ValueError(f'{node.get_namespace()}/{node.get_name()}: bad parameter: {exc}') from None
         self.name = name

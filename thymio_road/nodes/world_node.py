@@ -1,7 +1,8 @@
 """World node: the simulated printed map and Thymios, publishing the per-robot sensor topics.
 
 Per robot namespace (DESIGN.md §3): ``prox/horizontal``, ``prox/ground/delta`` (10 Hz, one
-"prox" event with a per-robot phase), ``proximity/<name>`` (Range), ``odom`` and TF, and
+"prox" event with a per-robot phase), ``proximity/<name>`` and ``ground/left|right`` (Range, as
+jeguzzi/ros-thymio's driver), ``odom`` and TF, and
 ``ground_truth`` (nav_msgs/Odometry in the map frame); subscribes ``cmd_vel`` and
 ``led/body/top``. World level: ``/map`` and ``/tf_static`` (latched), ``/tf``, ``/clock``,
 ``/world/markers``, ``/world/map_description`` (the map file's YAML, latched) and
@@ -16,14 +17,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from thymio_road.nodes import msgs
+from thymio_road.nodes.params import declare, declare_fields, scenario_of_node
 from thymio_road.sim import robot_model as rm
-from thymio_road.scenario import robot_specs, scenario_of_node, world_params
+from thymio_road.scenario import robot_specs, world_params
 from thymio_road.sim.world import World, WorldParams
 
 MARKER_PERIOD_TICKS = 10
+#: Namespaces of /world/markers: the robots, and the traffic lights (static Thymios).
+ROBOTS_NAMESPACE, LIGHTS_NAMESPACE = 'robots', 'lights'
+MARKER_NAMESPACES = (ROBOTS_NAMESPACE, LIGHTS_NAMESPACE)
 
 
 class WorldNode:
@@ -33,14 +36,19 @@ class WorldNode:
         self.node = node
         self.scenario = scenario_of_node(node)
         # Robots that are real Thymios (launch argument `real`) are left to their drivers.
-        real = {name for name in str(node.declare_parameter('real_robots', '').value).split(',') if name}
+        real = {name for name in declare(node, 'real_robots', '').split(',') if name}
+        #: Raw ground value from which ``ground/<side>`` reports the ground as seen (the driver's 200).
+        self.ground_threshold = declare(node, 'ground_threshold', msgs.GROUND_THRESHOLD)
         specs = [spec for spec in robot_specs(self.scenario) if spec.name not in real]
         unknown = sorted(real - {r.name for r in self.scenario.robots})
         if unknown:
             raise ValueError(f"world: parameter real_robots: no robot '{unknown[0]}' in {self.scenario.source}")
-        defaults = world_params(self.scenario)
-        params = WorldParams(**{name: node.declare_parameter(name, getattr(defaults, name)).value
-                                for name in WorldParams.__dataclass_fields__})
+        # Declared with the dataclass's types, whatever the YAML wrote (rclpy types parameters).
+        params = WorldParams(**declare_fields(node, WorldParams, world_params(self.scenario)))
+        try:
+            self.scenario.road_map.cell_factor(params.map_resolution)  # /map's cells: checked here
+        except ValueError as exc:
+            raise ValueError(f'world: parameter map_resolution: {exc}') from None
         self.world = World(self.scenario.road_map, specs, params,
                            seed=self.scenario.seed)
         self.dt = self.world.params.physics_dt
@@ -83,6 +91,8 @@ class WorldNode:
         }
         for sensor in rm.PROX_NAMES:
             pubs[sensor] = create(msgs.Range, f'/{name}/proximity/{sensor}', msgs.SENSOR)
+        for side in msgs.GROUND_NAMES:
+            pubs[f'ground_{side}'] = create(msgs.Range, f'/{name}/ground/{side}', msgs.SENSOR)
         return pubs
 
     @property
@@ -123,6 +133,10 @@ class WorldNode:
         for k, sensor in enumerate(rm.PROX_NAMES):
             if pubs[sensor].get_subscription_count():
                 pubs[sensor].publish(self._range(name, sensor, int(horizontal[k]), stamp))
+        for side, value in zip(msgs.GROUND_NAMES, ground):
+            pub = pubs[f'ground_{side}']
+            if pub.get_subscription_count():
+                pub.publish(msgs.ground_range(stamp, f'{name}/ground_{side}_link', value, self.ground_threshold))
         self._publish_odometry(i, name, stamp)
 
     def _barcode_truth(self, i: int, t: float) -> None:
@@ -169,18 +183,22 @@ class WorldNode:
             for sensor, (x, y, a) in zip(rm.PROX_NAMES, rm.PROX_SENSORS):
                 transforms.append(msgs.transform_stamped(stamp, f'{name}/base_link',
                                              f'{name}/proximity_{sensor}_link', (x, y, a)))
+            for side, (x, y) in zip(msgs.GROUND_NAMES, rm.GROUND_SENSORS_TUPLE):
+                transforms.append(msgs.ground_link(stamp, f'{name}/base_link', f'{name}/ground_{side}_link', x, y))
         return msgs.TFMessage(transforms=transforms)
 
     def _occupancy_grid(self) -> Any:
+        """The printed darkness as occupancy (white paper 0, black ink 100: RViz shows the road)
+        on cells of `map_resolution`; the sensors keep the map's own raster."""
         m = self.scenario.road_map
-        rows, cols = m.shape
+        dark = m.occupancy(self.world.params.map_resolution)
+        rows, cols = dark.shape
         grid = msgs.OccupancyGrid()
         grid.header = msgs.Header(stamp=msgs.stamp(0.0), frame_id='map')
-        grid.info.resolution = float(m.resolution)
+        grid.info.resolution = float(self.world.params.map_resolution)
         grid.info.width, grid.info.height = cols, rows
         grid.info.origin.orientation.w = 1.0
-        # Printed darkness as occupancy: white paper 0, black ink 100 (RViz shows the road).
-        grid.data = msgs.int8_array(np.rint((1.0 - m.grey) * 100).reshape(-1))
+        grid.data = msgs.int8_array(dark.reshape(-1))
         return grid
 
     def _markers(self, t: float) -> Any:
@@ -191,7 +209,7 @@ class WorldNode:
             r, g, b = self.led[name]
             static = self.world.specs[i].static
             # Traffic lights (static Thymios) in their own namespace, a little taller.
-            body = msgs.Marker(header=msgs.Header(stamp=stamp, frame_id='map'), ns='lights' if static else 'robots',
+            body = msgs.Marker(header=msgs.Header(stamp=stamp, frame_id='map'), ns=LIGHTS_NAMESPACE if static else ROBOTS_NAMESPACE,
                                id=i, type=3, action=0)  # CYLINDER, ADD
             body.pose.position = msgs.Point(x=float(x), y=float(y), z=0.035 if static else 0.025)
             body.pose.orientation = msgs.quaternion_from_yaw(float(th))

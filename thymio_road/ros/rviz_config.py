@@ -13,15 +13,15 @@ from typing import Any, Sequence
 
 import yaml
 
+from thymio_road.nodes.world_node import MARKER_NAMESPACES
 from thymio_road.scenario import Scenario, config_dir, load_scenario
 from thymio_road.sim import robot_model as rm
 
 #: The shipped config/rviz/road_network.rviz is rviz_text() for this scenario's robots and map.
 SHIPPED_RVIZ_SCENARIO = 'oval'
 RVIZ_FILE = 'road_network.rviz'
-#: Marker namespaces on /world/markers: robots (the world's), traffic lights (the traffic-light
-#: nodes'); drivers add real_robots/<robot>. IR links are on /world/ir_links (the IR medium's).
-MARKER_NAMESPACES = ('robots', 'traffic_lights')
+#: Marker namespaces on /world/markers are the world node's (robots, lights); drivers add
+#: real_robots/<robot>. IR links are on /world/ir_links (the IR medium's).
 IR_LINKS_TOPIC, IR_LINKS_NAMESPACE = '/world/ir_links', 'ir_links'
 #: Colours of the proximity cones per robot (cycled).
 _COLOURS = ('255; 85; 0', '0; 170; 255', '170; 0; 255', '0; 200; 100', '255; 200; 0', '255; 0; 127')

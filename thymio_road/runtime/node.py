@@ -4,7 +4,9 @@ Node classes receive a node handle: an ``rclpy.node.Node`` on ROS 2, an :class:`
 here. The subset, all present in Humble and Jazzy with the same signatures:
 
 - ``get_name()``, ``get_namespace()``, ``get_logger()``, ``get_clock().now()``
-- ``declare_parameter(name, default)``, ``get_parameter(name).value``
+- ``declare_parameter(name, default, descriptor)``, ``get_parameter(name).value``: typed as in
+  rclpy (an override of another type than the default's is refused, unless the descriptor has
+  ``dynamic_typing``)
 - ``create_publisher(type, topic, qos)`` → ``publish(msg)``, ``get_subscription_count()``
 - ``create_subscription(type, topic, callback, qos)``
 - ``create_timer(period_s, callback)``
@@ -23,6 +25,27 @@ from thymio_road.runtime.executor import Executor, Topic
 
 class ParameterNotDeclaredError(KeyError):
     pass
+
+
+class ParameterAlreadyDeclaredError(ValueError):
+    pass
+
+
+class InvalidParameterTypeError(TypeError):
+    """rclpy's InvalidParameterTypeException: an override whose type is not the default's."""
+
+
+def parameter_type(value: Any) -> str:
+    """rclpy's Parameter.Type of a Python value (bool is not an integer, int is not a double)."""
+    if value is None:
+        return 'NOT_SET'
+    for kind, name in ((bool, 'BOOL'), (int, 'INTEGER'), (float, 'DOUBLE'), (str, 'STRING'),
+                       (bytes, 'BYTE_ARRAY')):
+        if isinstance(value, kind):
+            return name
+    if isinstance(value, (list, tuple)) and value:
+        return parameter_type(value[0]) + '_ARRAY'
+    raise TypeError(f'unsupported parameter value {value!r}')
 
 
 @dataclass
@@ -97,8 +120,17 @@ class EmbeddedNode:
     def get_clock(self) -> SimClock:
         return self._clock
 
-    def declare_parameter(self, name: str, value: Any = None) -> Parameter:
-        param = Parameter(name, self._overrides.get(name, value))
+    def declare_parameter(self, name: str, value: Any = None, descriptor: Any = None,
+                          ignore_override: bool = False) -> Parameter:
+        if name in self._parameters:
+            raise ParameterAlreadyDeclaredError(f'parameter {name} is already declared')
+        given = value if ignore_override else self._overrides.get(name, value)
+        dynamic = bool(getattr(descriptor, 'dynamic_typing', False))
+        if not dynamic and value is not None and parameter_type(given) != parameter_type(value):
+            raise InvalidParameterTypeError(
+                f"Trying to set parameter '{name}' to '{given}' of type '{parameter_type(given)}', "
+                f"expecting type '{parameter_type(value)}'")
+        param = Parameter(name, given)
         self._parameters[name] = param
         return param
 

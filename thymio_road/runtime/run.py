@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from thymio_road.nodes import msgs
 from thymio_road.nodes.controller_node import ControllerNode
 from thymio_road.nodes.ir_medium_node import IrMediumNode
 from thymio_road.nodes.traffic_light_node import TrafficLightNode
@@ -109,7 +110,9 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress: bool = True,
                  picture: bool = True, stall_time: float = STALL_TIME) -> RunResult:
     out.mkdir(parents=True, exist_ok=True)
-    recorder = BagRecorder(out / 'bag') if record else None
+    # The nodes fill the classes of the distro the bag is recorded for.
+    msgs.use_distro(scenario.ros_distro)
+    recorder = BagRecorder(out / 'bag', scenario.ros_distro) if record else None
     interrupted = False
     wall = 0.0
     graph = None

@@ -18,17 +18,45 @@ from thymio_road.sim.noise import NoiseStream
 _RESPONSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+#: Side of the square tiles, in pixels, in which the sheet's response is computed.
+TILE = 256
+
+
 def noiseless_response(road_map: RoadMap) -> np.ndarray:
-    """The ground sensor's mean reading at every pixel of the sheet (computed once per map)."""
+    """The ground sensor's mean reading at every pixel of the sheet (computed once per map).
+
+    Computed tile by tile: a tile with ink within the blur's reach is painted with a margin
+    (:meth:`RoadMap.grey_window`), blurred and kept without its margin, which gives the values
+    of blurring the whole sheet; any other tile is bare paper, whose response is one constant.
+    The whole sheet's grey (4 bytes a pixel) and its blurred copies are never held at once."""
     if road_map not in _RESPONSES:
         sigma_px = rm.GROUND_SIGMA / road_map.resolution
-        half_patch_px = rm.GROUND_PATCH / 2 / road_map.resolution
-        blurred = gaussian_filter(road_map.grey.astype(np.float32), sigma_px, mode='nearest',
-                                  truncate=half_patch_px / sigma_px)
-        response = rm.ground_response(blurred).astype(np.float32)
+        truncate = rm.GROUND_PATCH / 2 / road_map.resolution / sigma_px
+        margin = int(truncate * sigma_px + 0.5) + 2  # scipy's kernel radius, and some
+        rows, cols = road_map.shape
+        paper = _response(np.ones((2 * margin + 1, 2 * margin + 1), np.float32), sigma_px, truncate)
+        response = np.full(road_map.shape, paper[margin, margin], dtype=np.float32)
+        inked = np.zeros((-(-rows // TILE), -(-cols // TILE)), dtype=bool)
+        for r0, r1, c0, c1 in road_map.ink_boxes():
+            inked[max(r0 - margin, 0) // TILE:(r1 - 1 + margin) // TILE + 1,
+                  max(c0 - margin, 0) // TILE:(c1 - 1 + margin) // TILE + 1] = True
+        for tr, tc in zip(*np.nonzero(inked)):
+            r0, c0 = tr * TILE, tc * TILE
+            r1, c1 = min(r0 + TILE, rows), min(c0 + TILE, cols)
+            wr0, wr1 = max(r0 - margin, 0), min(r1 + margin, rows)
+            wc0, wc1 = max(c0 - margin, 0), min(c1 + margin, cols)
+            tile = _response(road_map.grey_window(wr0, wr1, wc0, wc1), sigma_px, truncate)
+            response[r0:r1, c0:c1] = tile[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0]
         response.setflags(write=False)
         _RESPONSES[road_map] = response
     return _RESPONSES[road_map]
+
+
+def _response(grey: np.ndarray, sigma_px: float, truncate: float) -> np.ndarray:
+    """Enki's patch (a Gaussian blur truncated at the patch's edge), then the sensor's curve."""
+    blurred = gaussian_filter(grey.astype(np.float32, copy=False), sigma_px, mode='nearest',
+                              truncate=truncate)
+    return rm.ground_response(blurred).astype(np.float32)
 
 
 class GroundSensing:

@@ -52,10 +52,16 @@ class WorldParams:
     prox_noise: float = rm.PROX_NOISE
     #: Relative scale error of the wheel odometry, drawn once per robot.
     odometry_scale_spread: float = 0.01
+    #: Cell size of the published ``/map`` (m; a whole multiple of the map's raster). The
+    #: sensors sample the map's own raster (1 mm); 5 mm keeps the final map's /map at 1.5 MB
+    #: instead of 38 MB, for RViz and the bags.
+    map_resolution: float = 0.005
 
     def __post_init__(self) -> None:
         if not 0.0005 <= self.physics_dt <= 0.05:
             raise ValueError(f'physics_dt must be in [0.0005, 0.05] s, got {self.physics_dt}')
+        if not 0 < self.map_resolution <= 0.1:
+            raise ValueError(f'map_resolution must be in (0, 0.1] m, got {self.map_resolution}')
         for name in ('motor_noise', 'motor_time_constant', 'motor_gain_spread', 'wheel_imbalance_spread', 'ground_noise', 'prox_noise',
                      'odometry_scale_spread'):
             if getattr(self, name) < 0:
