@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     from thymio_road.experiments import barcodes as barcode_experiments
     barcode_experiments.register(sub)
     from thymio_road.cli import tools as cli_tools; cli_tools.register(sub, map_sub)
+    from thymio_road.cli import bag as cli_bag; cli_bag.register(sub, map_sub)
     # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser
 
@@ -96,9 +97,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     from thymio_road.scenario import load_scenario
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration)
     out = args.out or Path('runs') / f'{scenario.name}-{time.strftime("%Y%m%d-%H%M%S")}'
-    if (out / 'bag').exists() and not args.no_record:
-        print(f'error: {out / "bag"} already exists; choose another --out', file=sys.stderr)
-        return 2
     result = run_scenario(scenario, out, record=not args.no_record, progress=not args.quiet,
                           picture=not args.no_picture)
     s = result.summary
