@@ -174,3 +174,10 @@ def test_analyze_repairs_a_cut_bag_first_and_says_so(recorded, tmp_path, capsys)
     assert 'repairing it first' in captured.err and 'repaired' in captured.err
     assert 'warning' not in captured.err  # read as a whole recording, not salvaged
     assert (bag / 'metadata.yaml').exists() and (tmp_path / 'report' / 'index.html').exists()
+
+
+def test_render_repairs_a_cut_bag_first(recorded, tmp_path, capsys):
+    bag, _ = _cut(recorded, tmp_path, 8)
+    assert main(['render', str(bag), '--out', str(tmp_path / 'frame.png'), '--at', '3']) == 0
+    assert 'repairing it first' in capsys.readouterr().err
+    assert (bag / 'metadata.yaml').exists() and (tmp_path / 'frame.png').exists()
