@@ -147,7 +147,7 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
 
     result = RepairResult(path, True, reason, storage, bytes_total=storage.stat().st_size)
     schemas: dict[int, Any] = {}
-    hashes: dict[str, str] = {}
+    hashes: dict[str, Any] = {}  # type hashes by type name, QoS profiles by their YAML text
     connections: dict[int, Any] = {}
     clock_id = None
     writer = open_writer(target)
@@ -195,7 +195,7 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
     return result
 
 
-def _connection(writer: Any, channel: Any, schemas: dict[int, Any], hashes: dict[str, str],
+def _connection(writer: Any, channel: Any, schemas: dict[int, Any], hashes: dict[str, Any],
                 result: RepairResult) -> Any:
     """The writer's connection for an MCAP channel, with its type, definition and QoS; False if unusable."""
     if channel.schema_id not in schemas:
@@ -207,9 +207,11 @@ def _connection(writer: Any, channel: Any, schemas: dict[int, Any], hashes: dict
     if schema.name not in hashes:
         hashes[schema.name] = _rihs01(schema.name, schema.encoding, msgdef)
     qos_text = channel.metadata.get('offered_qos_profiles', '')
+    if qos_text not in hashes:  # YAML parsing is slow, and a recording has a few profiles
+        hashes[qos_text] = parse_qos(qos_text) if qos_text else ()
     return writer.add_connection(channel.topic, schema.name, msgdef=msgdef, rihs01=hashes[schema.name],
                                  serialization_format=channel.message_encoding,
-                                 offered_qos_profiles=parse_qos(qos_text) if qos_text else ())
+                                 offered_qos_profiles=hashes[qos_text])
 
 
 def _rihs01(msgtype: str, encoding: str, msgdef: str) -> str:
