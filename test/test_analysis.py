@@ -575,3 +575,18 @@ def test_hull_gap_of_two_robots_side_by_side():
     c = np.array([[0.08 + 0.03 + 0.01, 0.0, 0.0]])
     assert m.hull_gaps(a, c)[0] == pytest.approx(0.01, abs=1e-9)
     assert m.hull_gaps(a, a)[0] == 0.0
+
+
+def test_a_bag_without_messages_is_refused_not_given_a_negative_duration(tmp_path, capsys):
+    # What a run stopped before it began used to leave: topics declared, no message.
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    writer = Writer(tmp_path / 'bag', version=8, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    writer.add_connection('/clock', 'rosgraph_msgs/msg/Clock', typestore=msgs.typestore)
+    writer.close()
+    with pytest.raises(BagError, match='holds no messages'):
+        read_recording(tmp_path / 'bag')
+    from thymio_road.cli.main import main
+    assert main(['analyze', str(tmp_path / 'bag')]) == 2
+    captured = capsys.readouterr()
+    assert 'bag: the recording holds no messages' in captured.err and '-9223372036' not in captured.out

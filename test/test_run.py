@@ -65,3 +65,12 @@ def test_a_run_that_fails_to_start_leaves_no_bag_and_no_folder(tmp_path, monkeyp
     with pytest.raises(RuntimeError, match='no node started'):
         run_scenario(_scenario(), tmp_path / 'other', progress=False, picture=False)
     assert not (tmp_path / 'other').exists()  # an empty bag is removed, and the empty folder
+
+
+def test_an_empty_bag_of_an_earlier_version_is_named_as_such(tmp_path):
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    writer = Writer(tmp_path / 'bag', version=8, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    writer.close()
+    with pytest.raises(OutputExists, match='its bag holds no messages: remove it'):
+        run_scenario(_scenario(), tmp_path, progress=False, picture=False)

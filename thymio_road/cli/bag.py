@@ -9,6 +9,7 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersAction) -> None:
     bag = sub.add_parser('bag', help='work with recordings')
     bag_sub = bag.add_subparsers(metavar='ACTION')
+    bag.set_defaults(func=lambda args: bag.print_help() or 2)
     repair = bag_sub.add_parser(
         'repair', help="rebuild a cut MCAP recording's summary and metadata.yaml (like ros2 bag reindex)",
         description='A run killed outright (SIGKILL, power loss) leaves an MCAP file without its '

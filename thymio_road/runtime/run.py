@@ -109,9 +109,20 @@ def refuse_earlier_run(out: Path) -> None:
         return
     what = ', '.join(f'{n}/' if (out / n).is_dir() else n for n in found)
     hint = ''
-    if (out / 'bag').is_dir() and not (out / 'bag' / 'metadata.yaml').exists():
+    meta = out / 'bag' / 'metadata.yaml'
+    if (out / 'bag').is_dir() and not meta.exists():
         hint = f' (its bag was not closed: `thymio-road bag repair {out / "bag"}` recovers it)'
+    elif meta.exists() and _message_count(meta) == 0:
+        hint = ' (its bag holds no messages: remove it)'
     raise OutputExists(f'{out} holds an earlier run ({what}){hint}; choose another --out or remove them')
+
+
+def _message_count(metadata: Path) -> int | None:
+    import yaml
+    try:
+        return int(yaml.safe_load(metadata.read_text())['rosbag2_bagfile_information']['message_count'])
+    except Exception:  # noqa: BLE001 - unreadable metadata: say nothing about it
+        return None
 
 
 def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress: bool = True,
