@@ -147,6 +147,7 @@ def _run(scenario: Scenario, out: Path, record: bool, progress: bool, picture: b
     wall = 0.0
     graph = None
     probe = None
+    bar = None
     try:
         with stop.running('closing the bag…' if record else None, quiet=not progress):
             try:
@@ -167,6 +168,8 @@ def _run(scenario: Scenario, out: Path, record: bool, progress: bool, picture: b
                     bar.close()
             except KeyboardInterrupt:
                 interrupted = True
+                if bar:
+                    bar.close()  # so that "closing the bag…" starts a line of its own
     finally:
         if recorder is not None:
             recorder.close()
