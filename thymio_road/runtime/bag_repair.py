@@ -147,7 +147,8 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
 
     result = RepairResult(path, True, reason, storage, bytes_total=storage.stat().st_size)
     schemas: dict[int, Any] = {}
-    hashes: dict[str, Any] = {}  # type hashes by type name, QoS profiles by their YAML text
+    hashes: dict[str, str] = {}  # type hash by type name
+    profiles: dict[str, Any] = {}  # QoS profiles by their YAML text (parsing YAML is slow)
     connections: dict[int, Any] = {}
     clock_id = None
     writer = open_writer(target)
@@ -168,7 +169,8 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
                     schemas[record.id] = record
                 elif isinstance(record, Channel):
                     if record.id not in connections:  # the summary repeats the channels
-                        connections[record.id] = _connection(writer, record, schemas, hashes, result)
+                        connections[record.id] = _connection(writer, record, schemas, hashes, profiles,
+                                                              result)
                         if record.topic == '/clock':
                             clock_id = record.id
                 elif isinstance(record, Message):
@@ -195,8 +197,8 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
     return result
 
 
-def _connection(writer: Any, channel: Any, schemas: dict[int, Any], hashes: dict[str, Any],
-                result: RepairResult) -> Any:
+def _connection(writer: Any, channel: Any, schemas: dict[int, Any], hashes: dict[str, str],
+                profiles: dict[str, Any], result: RepairResult) -> Any:
     """The writer's connection for an MCAP channel, with its type, definition and QoS; False if unusable."""
     if channel.schema_id not in schemas:
         result.notes.append(f'{channel.topic} has no message definition; its messages are left out')
@@ -207,11 +209,11 @@ def _connection(writer: Any, channel: Any, schemas: dict[int, Any], hashes: dict
     if schema.name not in hashes:
         hashes[schema.name] = _rihs01(schema.name, schema.encoding, msgdef)
     qos_text = channel.metadata.get('offered_qos_profiles', '')
-    if qos_text not in hashes:  # YAML parsing is slow, and a recording has a few profiles
-        hashes[qos_text] = parse_qos(qos_text) if qos_text else ()
+    if qos_text not in profiles:
+        profiles[qos_text] = parse_qos(qos_text) if qos_text else ()
     return writer.add_connection(channel.topic, schema.name, msgdef=msgdef, rihs01=hashes[schema.name],
                                  serialization_format=channel.message_encoding,
-                                 offered_qos_profiles=hashes[qos_text])
+                                 offered_qos_profiles=profiles[qos_text])
 
 
 def _rihs01(msgtype: str, encoding: str, msgdef: str) -> str:
