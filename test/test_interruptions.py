@@ -41,6 +41,17 @@ def _wait_for(path: Path, proc: subprocess.Popen, timeout: float = 60.0) -> None
         time.sleep(0.02)
 
 
+def _wait_for_the_run(bag: Path, proc: subprocess.Popen) -> None:
+    """Until the first chunk (t = 0 with the /map raster) is in the file: the simulation runs."""
+    mcap = bag / 'bag.mcap'
+    _wait_for(mcap, proc)
+    deadline = time.time() + 60
+    while mcap.stat().st_size < 1_000_000:
+        assert proc.poll() is None, proc.communicate()
+        assert time.time() < deadline, 'the run did not start'
+        time.sleep(0.02)
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, '-m', 'thymio_road.cli', *args], cwd=ROOT, env=ENV,
                           capture_output=True, text=True, timeout=120)
@@ -65,8 +76,8 @@ def _both_readers(bag: Path) -> tuple[int, float]:
 def test_two_sigints_03_s_apart_leave_every_output(tmp_path):
     out = tmp_path / 'run'
     proc = _start(out)
-    _wait_for(out / 'bag' / 'bag.mcap', proc)
-    time.sleep(1.0)
+    _wait_for_the_run(out / 'bag', proc)
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
@@ -140,8 +151,8 @@ def test_sigkill_then_bag_repair_recovers_all_but_the_last_half_second(tmp_path,
 def test_sigkill_at_any_moment_then_bag_repair(tmp_path):
     out = tmp_path / 'run'
     proc = _start(out)
-    _wait_for(out / 'bag' / 'bag.mcap', proc)
-    time.sleep(1.5)
+    _wait_for_the_run(out / 'bag', proc)
+    time.sleep(0.5)
     proc.kill()
     proc.communicate(timeout=60)
     repaired = _cli('bag', 'repair', str(out / 'bag'))
