@@ -15,17 +15,21 @@ def test_a_signal_stops_at_the_next_check_not_where_it_lands():
     stop = StopRequest(stream)
     with stop.installed():
         os.kill(os.getpid(), signal.SIGINT)  # would raise KeyboardInterrupt right here by default
+        assert 'SIGINT: stopping the run once its nodes are built' in stream.getvalue()
+        stop.signum = 0
+        stop.started = True  # the run's nodes are built
+        os.kill(os.getpid(), signal.SIGINT)
         assert stop.signum == signal.SIGINT
         with pytest.raises(KeyboardInterrupt):
             stop.check(0)
         os.kill(os.getpid(), signal.SIGTERM)
-    assert 'SIGINT: stopping the run' in stream.getvalue()
-    assert 'SIGTERM: already stopping' in stream.getvalue()
+    assert stream.getvalue().splitlines()[1:] == ['SIGINT: stopping the run', 'SIGTERM: already stopping']
 
 
 def test_signals_while_closing_are_ignored_and_said_so():
     stream = io.StringIO()
     stop = StopRequest(stream)
+    stop.started = True
     with stop.installed():
         with pytest.raises(KeyboardInterrupt):
             with stop.running('closing the bag…'):

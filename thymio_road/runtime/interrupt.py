@@ -25,6 +25,8 @@ class StopRequest:
         #: The first signal received (0: none).
         self.signum = 0
         self.closing = False
+        #: False until the run's nodes are built: a stop waits for them (it can take seconds).
+        self.started = False
 
     def _say(self, text: str) -> None:
         stream = self.stream or sys.stderr
@@ -36,7 +38,7 @@ class StopRequest:
             self._say(f'{name}: closing the bag… (ignored: the outputs are being written)')
         elif not self.signum:
             self.signum = signum
-            self._say(f'{name}: stopping the run')
+            self._say(f'{name}: stopping the run' + ('' if self.started else ' once its nodes are built'))
         else:
             self._say(f'{name}: already stopping')
 

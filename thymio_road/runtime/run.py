@@ -152,6 +152,7 @@ def _run(scenario: Scenario, out: Path, record: bool, progress: bool, picture: b
         with stop.running('closing the bag…' if record else None, quiet=not progress):
             try:
                 graph = Graph(scenario, recorder)
+                stop.started = True
                 log = TrajectoryLog(graph)
                 if len(scenario.robots) > 1 and scenario.road_map.intersections:
                     # Traffic measures (docs/traffic.md): throughput, contacts, merge conflicts.
