@@ -26,11 +26,12 @@ setup(
         'PyYAML',
         'matplotlib',
         'rosbags>=0.10',
+        'mcap',
         'tqdm',
         'tdmclient',
     ],
     extras_require={
-        'test': ['pytest', 'mcap', 'mcap-ros2-support', 'hypothesis', 'resvg-py', 'pypdfium2'],
+        'test': ['pytest', 'mcap-ros2-support', 'hypothesis', 'resvg-py', 'pypdfium2'],
         # ROS 2 Jazzy's rclpy and messages as wheels: `thymio-road ros` and the nodes run on real
         # rclpy without a ROS install (no tf2_msgs wheel exists: TF is skipped, with a warning).
         'ros': ['ros-jazzy-rclpy', 'ros-jazzy-rmw-fastrtps-cpp', 'ros-jazzy-std-msgs', 'ros-jazzy-std-srvs',

@@ -356,8 +356,10 @@ def test_truncated_mcap_gives_a_partial_report_that_says_so(run, tmp_path):
     data = mcap.read_bytes()
     chunks = _chunk_offsets(data)
     assert len(chunks) >= 3, 'the recording should span several chunks'
-    # A crash: the file ends in the middle of a chunk, with no summary or footer.
-    cut = (chunks[1] + chunks[2]) // 2
+    # A crash: the file ends in the middle of a chunk (half way through the run), with no
+    # summary or footer.
+    k = len(chunks) // 2
+    cut = (chunks[k] + chunks[k + 1]) // 2
     mcap.write_bytes(data[:cut])
     result, files = analyze_bag(bag, tmp_path / 'report')
     problems = ' '.join(result.recording['problems'])
@@ -589,3 +591,18 @@ def test_a_recorded_map_at_another_resolution_than_the_raster_is_recognised():
     rec.grid = Grid(0.005, (0.0, 0.0), np.zeros((10, 10), np.int8))
     source = resolve_map(rec, scenario='oval')
     assert 'probably made on another map' in ' '.join(source.notes)
+
+
+def test_a_bag_without_messages_is_refused_not_given_a_negative_duration(tmp_path, capsys):
+    # What a run stopped before it began used to leave: topics declared, no message.
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    writer = Writer(tmp_path / 'bag', version=8, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    writer.add_connection('/clock', 'rosgraph_msgs/msg/Clock', typestore=msgs.typestore)
+    writer.close()
+    with pytest.raises(BagError, match='holds no messages'):
+        read_recording(tmp_path / 'bag')
+    from thymio_road.cli.main import main
+    assert main(['analyze', str(tmp_path / 'bag')]) == 2
+    captured = capsys.readouterr()
+    assert 'bag: the recording holds no messages' in captured.err and '-9223372036' not in captured.out

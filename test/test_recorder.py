@@ -1,15 +1,95 @@
-"""Embedded bags carry one ROS 2 distro's message definitions, the ones the nodes filled."""
+"""The recorder: what reaches the file before the bag is closed, what it leaves behind, and the one
+ROS 2 distro whose message definitions a bag carries (the ones the nodes filled)."""
+from __future__ import annotations
+
+from pathlib import Path
+
 import pytest
 import yaml
+from mcap.records import Chunk, Message
+from mcap.stream_reader import StreamReader
 from rosbags.rosbag2 import Reader
 from rosbags.typesys import Stores, get_typestore
 
 from thymio_road.nodes import msgs
-from thymio_road.runtime.run import run_scenario
+from thymio_road.runtime.recorder import CHUNK_PERIOD_NS, BagRecorder
+from thymio_road.runtime.run import Graph, run_scenario
 from thymio_road.scenario import ScenarioError, load_scenario
 
 
-@pytest.fixture(autouse=True)
+def _record(folder: Path, duration: float, seed: int = 1, close: bool = True) -> BagRecorder:
+    recorder = BagRecorder(folder / 'bag')
+    Graph(load_scenario('oval', robots=2, seed=seed), recorder).run(duration)
+    if close:
+        recorder.close()
+    return recorder
+
+
+def _chunks(mcap: Path) -> list[Chunk]:
+    with mcap.open('rb') as f:
+        return [r for r in StreamReader(f, emit_chunks=True).records if isinstance(r, Chunk)]
+
+
+def _complete_messages(mcap: Path) -> list[Message]:
+    """Messages of the complete chunks of a file that may be cut (as a SIGKILL leaves it)."""
+    out = []
+    with mcap.open('rb') as f:
+        try:
+            for record in StreamReader(f).records:
+                if isinstance(record, Message):
+                    out.append(record)
+        except Exception:  # noqa: BLE001 - the end of what was written
+            pass
+    return out
+
+
+def test_a_chunk_holds_at_most_half_a_simulated_second(tmp_path):
+    recorder = _record(tmp_path, 3.2)
+    chunks = _chunks(tmp_path / 'bag' / 'bag.mcap')
+    assert len(chunks) == 8  # t = 0, then one per 0.5 s up to 3.2 s
+    for chunk in chunks:
+        first = chunk.message_start_time // CHUNK_PERIOD_NS
+        assert chunk.message_end_time // CHUNK_PERIOD_NS == first  # never across a boundary
+    assert sum(recorder.counts.values()) == len(_complete_messages(tmp_path / 'bag' / 'bag.mcap'))
+
+
+def test_what_ran_is_in_the_file_before_the_bag_is_closed(tmp_path):
+    # What a SIGKILL would leave: the file as it is while the writer is still open.
+    recorder = _record(tmp_path, 4.3, close=False)
+    try:
+        stamps = [m.log_time / 1e9 for m in _complete_messages(tmp_path / 'bag' / 'bag.mcap')]
+        assert stamps and max(stamps) >= 4.3 - CHUNK_PERIOD_NS / 1e9
+        assert len(stamps) < sum(recorder.counts.values())  # the pending chunk is not there yet
+    finally:
+        recorder.close()
+
+
+def test_the_same_run_gives_the_same_bytes(tmp_path):
+    for name in ('a', 'b', 'c'):
+        (tmp_path / name).mkdir()
+    _record(tmp_path / 'a', 2.6, seed=4)
+    _record(tmp_path / 'b', 2.6, seed=4)
+    _record(tmp_path / 'c', 2.6, seed=5)
+    a, b, c = ((tmp_path / n / 'bag' / 'bag.mcap').read_bytes() for n in 'abc')
+    assert a == b and a != c
+    assert (tmp_path / 'a' / 'bag' / 'metadata.yaml').read_text() == \
+        (tmp_path / 'b' / 'bag' / 'metadata.yaml').read_text()
+
+
+def test_a_bag_without_messages_is_removed_when_closed(tmp_path):
+    recorder = BagRecorder(tmp_path / 'bag')
+    recorder.add_topic('/clock', msgs.Clock, msgs.DEFAULT)
+    recorder.close()
+    assert recorder.removed and not (tmp_path / 'bag').exists()
+
+
+def test_a_bag_is_never_overwritten(tmp_path):
+    (tmp_path / 'bag').mkdir()
+    with pytest.raises(FileExistsError, match='already exists'):
+        BagRecorder(tmp_path / 'bag')
+
+
+@pytest.fixture
 def _restore_distro():
     yield
     msgs.use_distro(msgs.DEFAULT_DISTRO)
@@ -17,7 +97,7 @@ def _restore_distro():
 
 @pytest.mark.parametrize('distro,store,has_variance', [
     ('jazzy', Stores.ROS2_JAZZY, True), ('humble', Stores.ROS2_HUMBLE, False)])
-def test_range_messages_decode_with_the_recorded_distro(tmp_path, distro, store, has_variance):
+def test_range_messages_decode_with_the_recorded_distro(tmp_path, distro, store, has_variance, _restore_distro):
     scenario = load_scenario('oval', robots=2, duration=1.0, ros_distro=distro)
     run_scenario(scenario, tmp_path, progress=False, picture=False)
     meta = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())['rosbag2_bagfile_information']

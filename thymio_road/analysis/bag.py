@@ -177,6 +177,10 @@ def _read_with_anyreader(path: Path) -> Recording:
         counts: dict[str, int] = defaultdict(int)
         for c in conns:
             counts[c.topic] += c.msgcount
+        if not any(counts.values()):
+            # Its start time would be 2**63 ns and its duration negative.
+            raise BagError(f'{path}: the recording holds no messages ({len(topics)} topic(s) declared, '
+                           f'none written: a run stopped before it began?)')
         wanted = [c for c in conns if _wanted(c.topic, c.msgtype)]
         start, end = reader.start_time / 1e9, reader.end_time / 1e9
         problems: list[str] = []

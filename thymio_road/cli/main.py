@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     barcode_experiments.register(sub)
     from thymio_road.cli import tools as cli_tools; cli_tools.register(sub, map_sub)
     from thymio_road.cli import ros_graph; ros_graph.register(sub)
+    from thymio_road.cli import bag as cli_bag; cli_bag.register(sub, map_sub)
     # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser
 
@@ -103,9 +104,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration,
                              ros_distro=args.ros_distro)
     out = args.out or Path('runs') / f'{scenario.name}-{time.strftime("%Y%m%d-%H%M%S")}'
-    if (out / 'bag').exists() and not args.no_record:
-        print(f'error: {out / "bag"} already exists; choose another --out', file=sys.stderr)
-        return 2
     result = run_scenario(scenario, out, record=not args.no_record, progress=not args.quiet,
                           picture=not args.no_picture, stall_time=args.stall_time)
     s = result.summary

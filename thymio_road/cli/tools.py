@@ -72,6 +72,8 @@ def _default_report_dir(bag: Path) -> Path:
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     from thymio_road.analysis import BagError, Options, analyze_bag
+    from thymio_road.cli.bag import repair_before_reading
+    repair_before_reading(args.bag)
     out = args.out or _default_report_dir(args.bag)
     options = Options(contact_gap=args.contact_mm / 1000, near_miss_gap=args.near_miss_mm / 1000,
                       stall_time=args.stall_time)
@@ -117,6 +119,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     from thymio_road.analysis import BagError
     from thymio_road.analysis.render import RenderError, render
+    from thymio_road.cli.bag import repair_before_reading
+    repair_before_reading(args.bag)
     out = args.out or args.bag.resolve().parent / 'run.gif'
     try:
         result = render(args.bag, out, start=args.start, end=args.end, at=args.at, fps=args.fps,

@@ -2,18 +2,17 @@
 
 Outputs (in `out`): ``bag/`` (rosbag2, MCAP), ``summary.json`` and ``trajectories.png``.
 Ctrl-C or SIGTERM stops the run between callbacks; the bag is closed and the summary written
-for what ran.
+for what ran, and further signals wait until that is done (runtime/interrupt.py). A folder that
+holds an earlier run is refused, never overwritten.
 """
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
@@ -22,7 +21,9 @@ from thymio_road.nodes.controller_node import ControllerNode
 from thymio_road.nodes.ir_medium_node import IrMediumNode
 from thymio_road.nodes.traffic_light_node import TrafficLightNode
 from thymio_road.nodes.world_node import WorldNode
+from thymio_road.map.validation import ConfigError
 from thymio_road.runtime.executor import Executor
+from thymio_road.runtime.interrupt import StopRequest
 from thymio_road.runtime.node import EmbeddedNode
 from thymio_road.runtime.recorder import BagRecorder
 from thymio_road.runtime.stall_probe import STALL_TIME, StallProbe
@@ -56,13 +57,17 @@ class Graph:
     def controller(self, robot: str) -> ControllerNode:
         return self.nodes[f'/{robot}/controller']
 
-    def run(self, duration: float, on_second: Callable[[float], None] | None = None) -> None:
+    def run(self, duration: float, on_second: Callable[[float], None] | None = None,
+            check: Callable[[int], None] | None = None) -> None:
+        """Run to `duration`; `check(now_ns)` runs at each time step and may raise to stop."""
         end_ns = int(round(duration * 1e9))
-        callback = None
+        callback = check
         if on_second is not None:
             last = [0]
 
             def callback(now_ns: int) -> None:
+                if check is not None:
+                    check(now_ns)
                 if now_ns - last[0] >= 1_000_000_000:
                     last[0] = now_ns
                     on_second(now_ns / 1e9)
@@ -92,23 +97,53 @@ class RunResult:
     interrupted: bool
 
 
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    def handler(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not in the main thread
-        yield
+class OutputExists(ConfigError):
+    """The output folder holds an earlier run, which a run must not overwrite."""
+
+
+#: What a run writes into its folder.
+OUTPUTS = ('bag', 'summary.json', 'trajectories.png')
+
+
+def refuse_earlier_run(out: Path) -> None:
+    """Raise OutputExists when `out` holds any output of an earlier run (recorded or not)."""
+    found = [name for name in OUTPUTS if (out / name).exists()]
+    if not found:
         return
+    what = ', '.join(f'{n}/' if (out / n).is_dir() else n for n in found)
+    hint = ''
+    meta = out / 'bag' / 'metadata.yaml'
+    if (out / 'bag').is_dir() and not meta.exists():
+        hint = f' (its bag was not closed: `thymio-road bag repair {out / "bag"}` recovers it)'
+    elif meta.exists() and _message_count(meta) == 0:
+        hint = ' (its bag holds no messages: remove it)'
+    raise OutputExists(f'{out} holds an earlier run ({what}){hint}; choose another --out or remove them')
+
+
+def _message_count(metadata: Path) -> int | None:
+    import yaml
     try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        return int(yaml.safe_load(metadata.read_text())['rosbag2_bagfile_information']['message_count'])
+    except Exception:  # noqa: BLE001 - unreadable metadata: say nothing about it
+        return None
 
 
 def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress: bool = True,
                  picture: bool = True, stall_time: float = STALL_TIME) -> RunResult:
+    refuse_earlier_run(out)
+    created = not out.exists()
+    stop = StopRequest()
+    with stop.installed():
+        try:
+            return _run(scenario, out, record, progress, picture, stop, stall_time)
+        except BaseException:
+            if created and out.is_dir() and not any(out.iterdir()):
+                out.rmdir()  # a run that failed before writing anything leaves nothing behind
+            raise
+
+
+def _run(scenario: Scenario, out: Path, record: bool, progress: bool, picture: bool,
+         stop: StopRequest, stall_time: float = STALL_TIME) -> RunResult:
     out.mkdir(parents=True, exist_ok=True)
     # The nodes fill the classes of the distro the bag is recorded for.
     msgs.use_distro(scenario.ros_distro)
@@ -118,10 +153,12 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
     graph = None
     probe = None
     stalls: StallProbe | None = None
+    bar = None
     try:
-        with _sigterm_as_interrupt():
+        with stop.running('closing the bag…' if record else None, quiet=not progress):
             try:
                 graph = Graph(scenario, recorder)
+                stop.started = True
                 log = TrajectoryLog(graph)
                 if len(scenario.robots) > 1 and scenario.road_map.intersections:
                     # Traffic measures (docs/traffic.md): throughput, contacts, merge conflicts.
@@ -132,7 +169,7 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
                 stalls = StallProbe(graph, stall_time, _console(bar))
                 wall0 = time.perf_counter()
                 try:
-                    graph.run(scenario.duration, bar.update_to if bar else None)
+                    graph.run(scenario.duration, bar.update_to if bar else None, stop.check)
                 finally:
                     wall = time.perf_counter() - wall0
                 if bar:
@@ -140,6 +177,8 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
                     bar.close()
             except KeyboardInterrupt:
                 interrupted = True
+                if bar:
+                    bar.close()  # so that "closing the bag…" starts a line of its own
     finally:
         if recorder is not None:
             recorder.close()
@@ -185,7 +224,8 @@ def _summary(scenario: Scenario, graph: Graph, wall: float, interrupted: bool,
         'wall_time_s': round(wall, 3),  # the simulation loop, without map rendering
         'real_time_factor': round(simulated / wall, 1) if wall > 0 else None,
         'robots': robots,
-        'bag': {'path': 'bag', 'messages': dict(sorted(recorder.counts.items()))} if recorder else None,
+        'bag': {'path': 'bag', 'messages': dict(sorted(recorder.counts.items()))}
+        if recorder and not recorder.removed else None,
     }
 
 
