@@ -83,8 +83,9 @@ def test_a_cut_bag_is_rebuilt_with_every_complete_message(recorded, tmp_path):
     # Every message of the complete chunks, in order; the incomplete last chunk is left out.
     assert recovered == original[:len(recovered)]
     assert 0 < len(recovered) < len(original)
-    # Chunk 0 holds t = 0, chunk k the k-th half second: chunk 8 (3.5..4 s) is cut.
-    assert recovered[-1][1] == 3_490_000_000
+    # Chunk k holds the k-th half second (the latched /map is small enough to share chunk 0):
+    # chunk 8 (4..4.5 s) is cut, so the last message recovered is of the last tick before 4 s.
+    assert recovered[-1][1] == 3_990_000_000
     assert _messages_rosbags(bag) == recovered
     assert result.messages == len(recovered)
     assert result.end_s == pytest.approx(recovered[-1][1] / 1e9)
