@@ -17,7 +17,7 @@ from typing import Any
 from thymio_road.control.controller import ControllerParams
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_map import RoadMap
-from thymio_road.map.validation import ConfigError, Fields, load_yaml
+from thymio_road.map.validation import ConfigError, Fields, load_yaml, show
 from thymio_road.sim.world import RobotSpec, WorldParams, start_pose_on_road
 
 PACKAGE = 'thymio_road'
@@ -204,7 +204,7 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
                          f"{', '.join(known) or 'none: give a location light: true'})")
         chosen = [p for p in places if p.intersection in at]
     else:
-        f.fail('at', f"must be 'all' or a list of intersection ids, got {at!r}")
+        f.fail('at', f"must be 'all' or a list of intersection ids, got {show(at)}")
     if not chosen:
         f.fail('at', f'the map {road_map.source} has no light places (a location gets one with light: true)')
     names = {p.name for p in chosen}
@@ -216,7 +216,7 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
         settings = base
         if place.name in overrides:
             if not isinstance(overrides[place.name], dict):
-                f.fail(f'overrides.{place.name}', f'must be a mapping, got {overrides[place.name]!r}')
+                f.fail(f'overrides.{place.name}', f'must be a mapping, got {show(overrides[place.name])}')
             settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', base)
         timing = Timing(**{k: v for k, v in settings.items() if k != 'battery'})
         entries.append(LightEntry(place.name, place, timing, Battery(**settings.get('battery', {}))))
@@ -243,14 +243,14 @@ def _check_fields(values: dict, cls: type, where: str) -> None:
         default = getattr(cls(), key)
         if isinstance(default, bool):
             if not isinstance(value, bool):
-                raise ScenarioError(f'{where}.{key}: must be true or false, got {value!r}')
+                raise ScenarioError(f'{where}.{key}: must be true or false, got {show(value)}')
         elif isinstance(default, (int, float)):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ScenarioError(f'{where}.{key}: must be a number, got {value!r}')
+                raise ScenarioError(f'{where}.{key}: must be a number, got {show(value)}')
             if isinstance(default, int) and not isinstance(value, int):
-                raise ScenarioError(f'{where}.{key}: must be an integer, got {value!r}')
+                raise ScenarioError(f'{where}.{key}: must be an integer, got {show(value)}')
         elif isinstance(default, str) and not isinstance(value, str):
-            raise ScenarioError(f'{where}.{key}: must be a string, got {value!r}')
+            raise ScenarioError(f'{where}.{key}: must be a string, got {show(value)}')
 
 
 def _check_world(world: dict, source: str) -> None:
@@ -305,7 +305,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             continue  # an override for a robot beyond --robots N is simply unused
         if not isinstance(params, dict):
             raise ScenarioError(f'{source}: scenario.robots.overrides.{name}: must be a mapping, '
-                                f'got {params!r}')
+                                f'got {show(params)}')
         _check_fields(params, ControllerParams, f'{source}: scenario.robots.overrides.{name}')
     calibration_world = calibration_world or {}
     measured: dict[int, dict] = {}
@@ -325,18 +325,18 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             mission = ','.join(str(m) for m in mission)
         if not isinstance(mission, (str, int)) or isinstance(mission, bool):
             raise ScenarioError(f'{source}: scenario.robots.missions.{name}: must list location numbers, '
-                                f'got {mission!r}')
+                                f'got {show(mission)}')
         mission = str(mission)
         numbers = [m.strip() for m in mission.split(',') if m.strip()]
         if not all(m.isdigit() and 1 <= int(m) <= 7 for m in numbers):
             raise ScenarioError(f'{source}: scenario.robots.missions.{name}: location numbers are 1..7, '
-                                f'got {mission!r}')
+                                f'got {show(mission)}')
         s = start + k * spacing
         if name in positions:
             s = positions[name]
             if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < road.length:
                 raise ScenarioError(f'{source}: scenario.robots.positions.{name}: must be an arc length in '
-                                    f"[0, {road.length:.3f}) m on road '{road_id}', got {s!r}")
+                                    f"[0, {road.length:.3f}) m on road '{road_id}', got {show(s)}")
         entries.append(RobotEntry(name, road_id, float(s), params, ','.join(numbers)))
     return tuple(entries)
 

@@ -17,11 +17,16 @@ from thymio_road.map.dubins import dubins
 from thymio_road.map.geometry import Arc, Piece, Straight, wrap_angle
 from thymio_road.map.intersections import ROAD_WIDTH, Generated, branching, crossroad, location, roundabout
 from thymio_road.map.road_map import MAX_RESOLUTION, MapError, Road, RoadMap
-from thymio_road.map.validation import Fields, load_yaml
+from thymio_road.map.validation import Fields, load_yaml, show
 
 #: A closed road must end where it starts, within these tolerances.
 CLOSE_TOLERANCE = 0.001
 CLOSE_ANGLE_TOLERANCE = math.radians(0.5)
+#: Largest raster a map may need: 10 × 10 m at 1 mm. A run holds about 20 bytes per pixel (grey,
+#: road and barcode indices, the sensors' blurred response; measured: 0.76 GB for the final
+#: map's 38 Mpx), so this is about 2 GB.
+MAX_RASTER_PIXELS = 100_000_000
+RASTER_BYTES_PER_PIXEL = 20
 
 
 def load_map(path: str | Path) -> RoadMap:
@@ -47,6 +52,7 @@ def parse_map(data: Any, source: str) -> RoadMap:
     width, height = _size(size, top)
     if not 0 < resolution <= MAX_RESOLUTION:
         top.fail('resolution', f'must be in (0, {MAX_RESOLUTION}] m per pixel, got {resolution}')
+    _check_raster(width, height, resolution, top)
     if not 0.005 <= road_width <= 0.2:
         top.fail('road_width', f'must be between 0.005 and 0.2 m, got {road_width}')
     if not roads_data:
@@ -158,11 +164,33 @@ def _check_barcodes(road_map: RoadMap) -> None:
 
 def _size(size: list, top: Fields) -> tuple[float, float]:
     if len(size) != 2 or not all(_is_number(v) for v in size):
-        top.fail('size', f'must be [width, height] in metres, got {size!r}')
+        top.fail('size', f'must be [width, height] in metres, got {show(size)}')
     width, height = float(size[0]), float(size[1])
     if width <= 0 or height <= 0 or width > 50 or height > 50:
-        top.fail('size', f'width and height must be in (0, 50] m, got {size!r}')
+        top.fail('size', f'width and height must be in (0, 50] m, got {show(size)}')
     return width, height
+
+
+def _check_raster(width: float, height: float, resolution: float, top: Fields) -> None:
+    """Refuse a raster that would not fit in memory before anything is allocated."""
+    rows, cols = round(height / resolution), round(width / resolution)
+    pixels = rows * cols
+    if pixels <= MAX_RASTER_PIXELS:
+        return
+    gb = pixels * RASTER_BYTES_PER_PIXEL / 1e9
+    limit_gb = MAX_RASTER_PIXELS * RASTER_BYTES_PER_PIXEL / 1e9
+    finest = math.sqrt(width * height / MAX_RASTER_PIXELS)
+    field = 'resolution' if finest <= MAX_RESOLUTION else 'size'
+    if finest <= MAX_RESOLUTION:
+        fits = f'with this size, a resolution of {finest:.2g} m ({finest * 1000:.2f} mm) or coarser fits'
+    else:
+        side = math.sqrt(MAX_RASTER_PIXELS) * MAX_RESOLUTION
+        fits = (f'at {MAX_RESOLUTION * 1000:g} mm a sheet of at most {MAX_RASTER_PIXELS * MAX_RESOLUTION ** 2:g} m² '
+                f'fits (e.g. {side:g} × {side:g} m)')
+    top.fail(field, f'a {width:g} × {height:g} m sheet at {resolution:g} m per pixel is a '
+                     f'{cols} × {rows} raster: {pixels:.3g} pixels, about {gb:.3g} GB in memory '
+                     f'({RASTER_BYTES_PER_PIXEL} bytes per pixel); the limit is {MAX_RASTER_PIXELS:.3g} '
+                     f'pixels ({limit_gb:g} GB): {fits}')
 
 
 def _is_number(v: Any) -> bool:
@@ -192,7 +220,7 @@ def _parse_road(data: Any, source: str, where: str, width: float,
     if start is None:
         f.fail(None, "needs 'start: [x, y, heading_deg]' or 'from: <intersection arm>'")
     if len(start) != 3 or not all(_is_number(v) for v in start):
-        f.fail('start', f'must be [x, y, heading_deg], got {start!r}')
+        f.fail('start', f'must be [x, y, heading_deg], got {show(start)}')
     if not pieces_data and not target:
         f.fail('pieces', "must list at least one piece (or give 'to')")
     x, y, heading = float(start[0]), float(start[1]), math.radians(float(start[2]))
@@ -240,7 +268,7 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
     """One `intersections:` entry: {kind: {fields}} → (kind, context for errors, parameters)."""
     if not isinstance(data, dict) or len(data) != 1 or next(iter(data)) not in _ELEMENTS:
         raise MapError(f'{source}: intersections[{i}]: must be one of '
-                       f"{{{' | '.join(_ELEMENTS)}: {{...}}}}, got {data!r}")
+                       f"{{{' | '.join(_ELEMENTS)}: {{...}}}}, got {show(data)}")
     (kind, value), = data.items()
     f = Fields(value, source, f'intersections[{i}] {kind}', MapError)
     params = {}
@@ -252,13 +280,13 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
     if kind in ('roundabout', 'crossroad'):
         centre = params.pop('center')
         if len(centre) != 2 or not all(_is_number(v) for v in centre):
-            f.fail('center', f'must be [x, y], got {centre!r}')
+            f.fail('center', f'must be [x, y], got {show(centre)}')
         params['centre'] = (float(centre[0]), float(centre[1]))
         arms = params['arms']
         wanted = 'four' if kind == 'crossroad' else 'at least two'
         if (len(arms) != 4 if kind == 'crossroad' else len(arms) < 2) or \
                 not all(isinstance(a, str) for a in arms) or len(set(arms)) != len(arms):
-            f.fail('arms', f"must name {wanted} distinct arms, got {arms!r}")
+            f.fail('arms', f"must name {wanted} distinct arms, got {show(arms)}")
         params['heading'] = math.radians(params.pop('heading_deg', 0.0))
         params['rid' if kind == 'roundabout' else 'cid'] = params.pop('id')
     elif kind == 'location':
@@ -299,12 +327,12 @@ def _parse_piece(data: Any, source: str, ctx: str, x: float, y: float, heading: 
                  width: float) -> Piece:
     if not isinstance(data, dict) or len(data) != 1:
         raise MapError(f'{source}: {ctx}: a piece is one of {{straight: LENGTH}} or '
-                       f'{{arc: {{radius: R, angle_deg: A}}}}, got {data!r}')
+                       f'{{arc: {{radius: R, angle_deg: A}}}}, got {show(data)}')
     (kind, value), = data.items()
     if kind == 'straight':
         if not _is_number(value) or value <= 0:
             raise MapError(f'{source}: {ctx}: straight length must be a positive number of metres, '
-                           f'got {value!r}')
+                           f'got {show(value)}')
         return Straight(x, y, heading, float(value))
     if kind == 'arc':
         f = Fields(value, source, ctx + ' arc', MapError)
