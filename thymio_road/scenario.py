@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,6 +24,15 @@ from thymio_road.sim.world import RobotSpec, WorldParams, start_pose_on_road
 PACKAGE = 'thymio_road'
 #: Robots are not placed closer than this along a road (a Thymio is 11 cm long).
 MIN_SPACING = 0.15
+#: Limits of a scenario (and of the CLI options that override it).
+MAX_ROBOTS = 1000
+MAX_DURATION = 7 * 24 * 3600.0
+#: Seeds are non-negative: numpy refuses negative ones, and a node's seed parameter -1 means
+#: "the scenario's" (scenario_of_node).
+MAX_SEED = 2 ** 31 - 1
+#: A ROS name token (REP-144, ROS 2 topic and node name rules): robot names become namespaces
+#: and topic prefixes (/<robot>/cmd_vel), so anything else would record unusable topics.
+ROS_NAME = re.compile(r'[A-Za-z][A-Za-z0-9_]*')
 
 
 class ScenarioError(ConfigError):
@@ -119,17 +129,28 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
 
     map_path = path.parent / map_ref
     if not map_path.exists():
-        map_path = find_config('maps', map_ref)
+        try:
+            map_path = find_config('maps', map_ref)
+        except ScenarioError as exc:
+            top.fail('map', f'{exc}; a path is relative to the scenario\'s folder')
+        if not map_path.is_file():
+            top.fail('map', f"no map file '{map_ref}' ({map_path.absolute()} does not exist)")
     road_map = _cached_map(str(map_path.resolve()), map_path.stat().st_mtime)
 
+    if not 0 <= file_seed <= MAX_SEED:
+        top.fail('seed', f'must be in 0..{MAX_SEED}, got {file_seed}')
+    if duration is None and not 0 < file_duration <= MAX_DURATION:
+        top.fail('duration', f'must be in (0, {MAX_DURATION:g}] s, got {file_duration}')
     duration = file_duration if duration is None else duration
-    if not 0 < duration <= 7 * 24 * 3600:
-        raise ScenarioError(f'{source}: scenario.duration: must be in (0, 604800] s, got {duration}')
+    if not 0 < duration <= MAX_DURATION:
+        raise ScenarioError(f'duration: must be in (0, {MAX_DURATION:g}] s, got {duration}')
     _check_fields(world, WorldParams, f'{source}: scenario.world')
     _check_world(world, source)
     defaults = {**defaults, **(controller or {})}
     _check_fields(defaults, ControllerParams, f'{source}: scenario.controller')
     seed = file_seed if seed is None else int(seed)
+    if not 0 <= seed <= MAX_SEED:
+        raise ScenarioError(f'seed: must be in 0..{MAX_SEED}, got {seed}')
     entries = _robots(robots_data, source, road_map, defaults, robots, seed, world)
     ir = None if ir_data is None else _ir(ir_data, source)
     lights = () if lights_data is None else _lights(lights_data, source, road_map)
@@ -283,21 +304,32 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         path = Path(source).parent / calibration_file
         calibrated = load_yaml(path, ScenarioError) or {}
         if not isinstance(calibrated, dict):
-            raise ScenarioError(f'{path}: must map robot names to controller parameters')
+            raise ScenarioError(f'{path}: must map robot names to controller parameters, got {show(calibrated)}')
+        for name, params in calibrated.items():
+            if not isinstance(params, dict):
+                raise ScenarioError(f'{path}: {show(name)}: must be a mapping of controller parameters '
+                                    f'(speed_factor, wheel_balance), got {show(params)}')
+            _check_fields(params, ControllerParams, f'{path}: {name}')
         overrides = {name: {**calibrated.get(name, {}), **overrides.get(name, {})}
                      for name in set(calibrated) | set(overrides)}
-    if not 1 <= count <= 1000:
-        raise ScenarioError(f'{source}: scenario.robots.count: must be 1..1000, got {count}')
+    if not 1 <= count <= MAX_ROBOTS:
+        f.fail('count', f'must be 1..{MAX_ROBOTS}, got {count}')
+    if not ROS_NAME.fullmatch(prefix):
+        f.fail('name_prefix', f'robot names are ROS namespaces (/<name>/cmd_vel): a letter, then letters, '
+                              f'digits or _, got {show(prefix)}')
     try:
         road = road_map.road(road_id)
     except KeyError:
         known = ', '.join(r.id for r in road_map.roads)
         raise ScenarioError(f"{source}: scenario.robots.road: no road '{road_id}' in "
                             f'{road_map.source} (roads: {known})') from None
+    if not 0 <= start < road.length:
+        f.fail('start', f"must be an arc length in [0, {road.length:.3f}) m on road '{road_id}', got {start}")
     spacing = road.length / count if road.closed else (road.length - start) / count
     if spacing < MIN_SPACING:
-        fit = int(road.length // MIN_SPACING)
-        raise ScenarioError(f"{source}: scenario.robots: {count} robots do not fit on road "
+        fit = int(road.length // MIN_SPACING) if road.closed else int((road.length - start) // MIN_SPACING)
+        where = f'--robots {count_override}' if count_override is not None else f'{source}: scenario.robots'
+        raise ScenarioError(f"{where}: {count} robots do not fit on road "
                             f"'{road_id}' ({road.length:.2f} m, {MIN_SPACING} m apart): at most {fit}")
     names = [f'{prefix}{k + 1}' for k in range(count)]
     for name, params in overrides.items():
@@ -307,6 +339,10 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             raise ScenarioError(f'{source}: scenario.robots.overrides.{name}: must be a mapping, '
                                 f'got {show(params)}')
         _check_fields(params, ControllerParams, f'{source}: scenario.robots.overrides.{name}')
+    for name in missions:
+        if name not in names and count_override is None:
+            f.fail('missions', f"no robot {show(name)} (robots: {names[0]}..{names[-1]})")
+    locations = {i.number for i in road_map.intersections if i.kind == 'location'}
     calibration_world = calibration_world or {}
     measured: dict[int, dict] = {}
     if auto_calibrate:
@@ -331,6 +367,11 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         if not all(m.isdigit() and 1 <= int(m) <= 7 for m in numbers):
             raise ScenarioError(f'{source}: scenario.robots.missions.{name}: location numbers are 1..7, '
                                 f'got {show(mission)}')
+        missing = [m for m in numbers if int(m) not in locations]
+        if missing:
+            raise ScenarioError(f'{source}: scenario.robots.missions.{name}: no location {missing[0]} on '
+                                f"the map {road_map.source} (locations: "
+                                f"{', '.join(map(str, sorted(locations))) or 'none'})")
         s = start + k * spacing
         if name in positions:
             s = positions[name]

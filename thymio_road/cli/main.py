@@ -7,6 +7,9 @@ import sys
 import time
 from pathlib import Path
 
+from thymio_road.map.validation import arg_float, arg_int
+from thymio_road.scenario import MAX_DURATION, MAX_ROBOTS, MAX_SEED
+
 DEFAULT_SCENARIO = 'oval'
 
 
@@ -26,6 +29,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:
+        # A file that could not be written or read after the checks (a full disk, a folder
+        # removed meanwhile): the user's problem, not the program's, so no traceback.
+        where = f'{exc.filename}: ' if exc.filename else ''
+        print(f'error: {where}{exc.strerror or exc}', file=sys.stderr)
+        return 2
+    except MemoryError:
+        print('error: out of memory (a smaller map, fewer robots or a smaller --width may fit)',
+              file=sys.stderr)
+        return 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,9 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)')
     run.add_argument('--scenario', default=DEFAULT_SCENARIO,
                      help=f'shipped scenario name or a scenario file (default: {DEFAULT_SCENARIO})')
-    run.add_argument('--robots', type=_positive_int, help='number of robots (default: the scenario\'s)')
-    run.add_argument('--duration', type=_positive_float, help='simulated seconds (default: the scenario\'s)')
-    run.add_argument('--seed', type=int, help='random seed (default: the scenario\'s)')
+    run.add_argument('--robots', type=ROBOTS, help='number of robots (default: the scenario\'s)')
+    run.add_argument('--duration', type=DURATION, help='simulated seconds (default: the scenario\'s)')
+    run.add_argument('--seed', type=SEED, help='random seed (default: the scenario\'s)')
     run.add_argument('--out', type=Path, help='output folder (default: runs/<scenario>-<time>)')
     run.add_argument('--no-record', action='store_true', help='do not write a rosbag')
     run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
@@ -46,8 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)")
     calibrate.add_argument('--scenario', default=DEFAULT_SCENARIO)
-    calibrate.add_argument('--robots', type=_positive_int)
-    calibrate.add_argument('--seed', type=int)
+    calibrate.add_argument('--robots', type=ROBOTS)
+    calibrate.add_argument('--seed', type=SEED)
     calibrate.add_argument('--out', type=Path, required=True,
                            help='YAML file of per-robot overrides; name it in the scenario as '
                                 'robots: {calibration: FILE}')
@@ -56,15 +69,15 @@ def build_parser() -> argparse.ArgumentParser:
     passages = sub.add_parser('passages', help='drive one robot and check every intersection passage '
                                                  'ended on the branch it chose (ground truth)')
     passages.add_argument('--scenario', default='simple')
-    passages.add_argument('--duration', type=_positive_float)
-    passages.add_argument('--seed', type=int)
+    passages.add_argument('--duration', type=DURATION)
+    passages.add_argument('--seed', type=SEED)
     passages.add_argument('--out', type=Path, help='write the result as JSON to this file')
     passages.set_defaults(func=cmd_passages)
 
     map_cmd = sub.add_parser('map', help='work with map files')
     map_sub = map_cmd.add_subparsers(metavar='ACTION')
     check = map_sub.add_parser('check', help='validate a map file (exit 0 if usable)')
-    check.add_argument('path', type=Path)
+    check.add_argument('path', help='map file, or the name of a shipped map')
     check.set_defaults(func=cmd_map_check)
 
     # Commands that live with their subject; each module exposes register(subparsers).
@@ -77,25 +90,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f'must be a positive integer, got {text}')
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f'must be a positive number, got {text}')
-    return value
+# The scenario's own limits (scenario.py), checked here so that the error names the flag.
+ROBOTS = arg_int(1, MAX_ROBOTS)
+DURATION = arg_float(0, MAX_DURATION, low_open=True)
+SEED = arg_int(0, MAX_SEED)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from thymio_road.runtime.run import run_scenario
     from thymio_road.scenario import load_scenario
+    from thymio_road.cli.outputs import check_out_dir
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration)
     out = args.out or Path('runs') / f'{scenario.name}-{time.strftime("%Y%m%d-%H%M%S")}'
+    check_out_dir(out, '--out' if args.out else 'output folder')
     if (out / 'bag').exists() and not args.no_record:
         print(f'error: {out / "bag"} already exists; choose another --out', file=sys.stderr)
         return 2
@@ -117,8 +124,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from thymio_road.calibration import calibrate, write_overrides
+    from thymio_road.cli.outputs import check_out_file
     from thymio_road.scenario import load_scenario, world_params
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed)
+    check_out_file(args.out)
     names = [r.name for r in scenario.robots]
     factors = calibrate(len(names), scenario.seed, world_params(scenario))
     write_overrides(names, factors, args.out)
@@ -132,7 +141,10 @@ def cmd_passages(args: argparse.Namespace) -> int:
     import json
     from thymio_road.experiments.passages import drive
     from thymio_road.scenario import load_scenario
+    from thymio_road.cli.outputs import check_out_file
     scenario = load_scenario(args.scenario, robots=1, seed=args.seed, duration=args.duration)
+    if args.out:
+        check_out_file(args.out)
     summary, score = drive(scenario)
     result = {'scenario': scenario.name, 'seed': scenario.seed, 'simulated_s': scenario.duration,
               'robot': summary, **score.as_dict()}
@@ -147,7 +159,8 @@ def cmd_passages(args: argparse.Namespace) -> int:
 
 def cmd_map_check(args: argparse.Namespace) -> int:
     from thymio_road.map.loader import load_map
-    road_map = load_map(args.path)
+    from thymio_road.scenario import find_config
+    road_map = load_map(find_config('maps', args.path))
     grey = road_map.grey  # rendering is part of the check
     rows, cols = grey.shape
     total = sum(r.length for r in road_map.roads)

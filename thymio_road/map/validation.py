@@ -6,6 +6,7 @@ to 10^9 nodes), and the length of any value quoted back in an error message.
 """
 from __future__ import annotations
 
+import argparse
 import math
 import re
 import reprlib
@@ -181,3 +182,34 @@ def _cut(text: str, limit: int = 60) -> str:
 
 
 _show = show
+
+
+def arg_int(low: int, high: int) -> Any:
+    """An argparse type for an integer in [low, high]. argparse names the flag; the message never
+    names this function (a ValueError would print "invalid <function name> value")."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f'must be an integer in {low}..{high}, got {show(text)}') from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f'must be an integer in {low}..{high}, got {show(text)}')
+        return value
+    parse.__name__ = 'integer'
+    return parse
+
+
+def arg_float(low: float, high: float, low_open: bool = False) -> Any:
+    """An argparse type for a finite number in [low, high] (or (low, high] when `low_open`)."""
+    span = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (low < value if low_open else low <= value) and value <= high):
+            raise argparse.ArgumentTypeError(f'must be a number in {span}, got {show(text)}')
+        return value
+    parse.__name__ = 'number'
+    return parse
