@@ -343,15 +343,10 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         if name not in names and count_override is None:
             f.fail('missions', f"no robot {show(name)} (robots: {names[0]}..{names[-1]})")
     locations = {i.number for i in road_map.intersections if i.kind == 'location'}
-    calibration_world = calibration_world or {}
-    measured: dict[int, dict] = {}
-    if auto_calibrate:
-        # The report calibrated every robot before a run (§10); do it on the simulated ones.
-        from thymio_road.calibration import calibrate
-        measured = calibrate(count, calibration_seed, WorldParams(**calibration_world))
-    entries = []
+    # Everything the file says is checked before the robots calibrate (seconds of simulation).
+    plans = []
     for k, name in enumerate(names):
-        params = {**defaults, **measured.get(k, {}), **overrides.get(name, {})}
+        params = {**defaults, **overrides.get(name, {})}
         try:
             ControllerParams(**params)
         except ValueError as exc:
@@ -378,7 +373,21 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < road.length:
                 raise ScenarioError(f'{source}: scenario.robots.positions.{name}: must be an arc length in '
                                     f"[0, {road.length:.3f}) m on road '{road_id}', got {show(s)}")
-        entries.append(RobotEntry(name, road_id, float(s), params, ','.join(numbers)))
+        plans.append((name, float(s), ','.join(numbers)))
+    calibration_world = calibration_world or {}
+    measured: dict[int, dict] = {}
+    if auto_calibrate:
+        # The report calibrated every robot before a run (§10); do it on the simulated ones.
+        from thymio_road.calibration import calibrate
+        measured = calibrate(count, calibration_seed, WorldParams(**calibration_world))
+    entries = []
+    for k, (name, s, mission) in enumerate(plans):
+        params = {**defaults, **measured.get(k, {}), **overrides.get(name, {})}
+        try:
+            ControllerParams(**params)
+        except ValueError as exc:
+            raise ScenarioError(f'{source}: controller parameters of {name}: {exc}') from None
+        entries.append(RobotEntry(name, road_id, s, params, mission))
     return tuple(entries)
 
 

@@ -7,12 +7,13 @@ checks of :mod:`thymio_road.map.checks` (the road graph and the traffic lights).
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from thymio_road.map.barcode import BARCODE_BITS, DEFAULT_GAP, DEFAULT_WIDTH, RIGHT_SENSOR_OFFSET, Barcode
-from thymio_road.map.checks import check_network
+from thymio_road.map.checks import check_crossings, check_network
 from thymio_road.map.dubins import dubins
 from thymio_road.map.geometry import Arc, Piece, Straight, wrap_angle
 from thymio_road.map.intersections import ROAD_WIDTH, Generated, branching, crossroad, location, roundabout
@@ -67,11 +68,15 @@ def parse_map(data: Any, source: str) -> RoadMap:
 
     # Intersections standing on their own come first: roads may start or end at their arms.
     parsed = [_parse_element(d, source, i) for i, d in enumerate(elements)]
+    _check_unique_numbers(parsed, source)
     generated = Generated()
+    #: Road id → the intersection that generated it (its roads may meet: check_crossings).
+    owners: dict[str, str] = {}
     for i, (kind, where, params) in enumerate(parsed):
         if kind in ('roundabout', 'crossroad'):
-            generated.extend(_generate(where, source, {'roundabout': roundabout, 'crossroad': crossroad}[kind],
-                                       **params))
+            made = _generate(where, source, {'roundabout': roundabout, 'crossroad': crossroad}[kind], **params)
+            owners.update({r['id']: where for r in made.roads})
+            generated.extend(made)
     for road_data in generated.roads:
         add(_parse_road(road_data, source, f"{where} road '{road_data['id']}'", road_width, {}), where)
     for i, road_data in enumerate(roads_data):
@@ -82,6 +87,7 @@ def parse_map(data: Any, source: str) -> RoadMap:
             continue
         extra = _generate(where, source, {'location': location, 'branching': branching}[kind],
                           **_road_poses(params, roads, source, where))
+        owners.update({r['id']: where for r in extra.roads})
         for road_data in extra.roads:
             add(_parse_road(road_data, source, f"{where} road '{road_data['id']}'", road_width, {}), where)
         generated.extend(extra)
@@ -98,6 +104,7 @@ def parse_map(data: Any, source: str) -> RoadMap:
     for i, road in enumerate(road_map.roads):
         _check_inside(road_map, road, i)
     _check_barcodes(road_map)
+    check_crossings(road_map, owners)
     check_network(road_map)
     return road_map
 
@@ -251,6 +258,9 @@ def _parse_road(data: Any, source: str, where: str, width: float,
     return road
 
 
+#: Intersection ids: they become parts of ROS names (a traffic light's namespace /light_<id>).
+_ID = re.compile(r'[A-Za-z][A-Za-z0-9_]*')
+
 _ELEMENTS = {
     'roundabout': {'id': str, 'center': list, 'arms': list, 'heading_deg': float, 'radius': float,
                    'stub': float},
@@ -276,6 +286,9 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
         params[key] = f.require(key, kind_of) if key in _REQUIRED[kind] else f.optional(key, kind_of, None)
     f.context = f"intersections[{i}] {kind} '{params['id']}'"
     f.done()
+    if not _ID.fullmatch(params['id']):
+        f.fail('id', f"must be a letter, then letters, digits or _ (it names ROS namespaces such as "
+                     f"/light_<id>), got {show(params['id'])}")
     params = {k: v for k, v in params.items() if v is not None}
     if kind in ('roundabout', 'crossroad'):
         centre = params.pop('center')
@@ -296,6 +309,19 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
     else:
         params['bid'] = params.pop('id')
     return kind, f.context, params
+
+
+def _check_unique_numbers(parsed: list[tuple[str, str, dict]], source: str) -> None:
+    """A location is named by its number's barcode: two with one number are one place to a robot."""
+    seen: dict[int, str] = {}
+    for kind, where, params in parsed:
+        if kind != 'location':
+            continue
+        number = params['number']
+        if number in seen:
+            raise MapError(f'{source}: {where}.number: location number {number} is already '
+                           f'{seen[number]} (each location needs its own number 1..7)')
+        seen[number] = where
 
 
 def _generate(where: str, source: str, generator: Any, **params: Any) -> Generated:
