@@ -100,9 +100,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from thymio_road.runtime.run import run_scenario
     from thymio_road.scenario import load_scenario
     from thymio_road.cli.outputs import check_out_dir
+    if args.out:
+        check_out_dir(args.out)
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration)
     out = args.out or Path('runs') / f'{scenario.name}-{time.strftime("%Y%m%d-%H%M%S")}'
-    check_out_dir(out, '--out' if args.out else 'output folder')
+    if not args.out:
+        check_out_dir(out, 'output folder')
     if (out / 'bag').exists() and not args.no_record:
         print(f'error: {out / "bag"} already exists; choose another --out', file=sys.stderr)
         return 2
@@ -126,8 +129,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from thymio_road.calibration import calibrate, write_overrides
     from thymio_road.cli.outputs import check_out_file
     from thymio_road.scenario import load_scenario, world_params
-    scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed)
     check_out_file(args.out)
+    scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed)
     names = [r.name for r in scenario.robots]
     factors = calibrate(len(names), scenario.seed, world_params(scenario))
     write_overrides(names, factors, args.out)
@@ -142,9 +145,9 @@ def cmd_passages(args: argparse.Namespace) -> int:
     from thymio_road.experiments.passages import drive
     from thymio_road.scenario import load_scenario
     from thymio_road.cli.outputs import check_out_file
-    scenario = load_scenario(args.scenario, robots=1, seed=args.seed, duration=args.duration)
     if args.out:
         check_out_file(args.out)
+    scenario = load_scenario(args.scenario, robots=1, seed=args.seed, duration=args.duration)
     summary, score = drive(scenario)
     result = {'scenario': scenario.name, 'seed': scenario.seed, 'simulated_s': scenario.duration,
               'robot': summary, **score.as_dict()}

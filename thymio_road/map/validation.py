@@ -80,6 +80,8 @@ def parse_yaml(text: str, source: str, error: type[ConfigError] = ConfigError) -
         raise error(f'{source}: not valid YAML{where}: {_cut(problem)}') from None
     except RecursionError:
         raise error(f'{source}: nested too deeply to read') from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise error(f'{source}: a value cannot be read: {_cut(str(exc))}') from None
     finally:
         loader.dispose()
 
