@@ -18,18 +18,13 @@ from typing import Any
 from thymio_road.control.controller import ControllerParams
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_map import RoadMap
-from thymio_road.map.validation import ConfigError, Fields, load_yaml, show
+from thymio_road.map.validation import (MAX_DURATION, MAX_ROBOTS, MAX_SEED, ConfigError, Fields,
+                                        load_yaml, show)
 from thymio_road.sim.world import RobotSpec, WorldParams, start_pose_on_road
 
 PACKAGE = 'thymio_road'
 #: Robots are not placed closer than this along a road (a Thymio is 11 cm long).
 MIN_SPACING = 0.15
-#: Limits of a scenario (and of the CLI options that override it).
-MAX_ROBOTS = 1000
-MAX_DURATION = 7 * 24 * 3600.0
-#: Seeds are non-negative: numpy refuses negative ones, and a node's seed parameter -1 means
-#: "the scenario's" (scenario_of_node).
-MAX_SEED = 2 ** 31 - 1
 #: A ROS name token (REP-144, ROS 2 topic and node name rules): robot names become namespaces
 #: and topic prefixes (/<robot>/cmd_vel), so anything else would record unusable topics.
 ROS_NAME = re.compile(r'[A-Za-z][A-Za-z0-9_]*')

@@ -7,8 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from thymio_road.map.validation import arg_float, arg_int
-from thymio_road.scenario import MAX_DURATION, MAX_ROBOTS, MAX_SEED
+from thymio_road.map.validation import MAX_DURATION, MAX_ROBOTS, MAX_SEED, arg_float, arg_int
 
 DEFAULT_SCENARIO = 'oval'
 
@@ -97,7 +96,6 @@ SEED = arg_int(0, MAX_SEED)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from thymio_road.runtime.run import run_scenario
     from thymio_road.scenario import load_scenario
     from thymio_road.cli.outputs import check_out_dir
     if args.out:
@@ -109,6 +107,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if (out / 'bag').exists() and not args.no_record:
         print(f'error: {out / "bag"} already exists; choose another --out', file=sys.stderr)
         return 2
+    from thymio_road.runtime.run import run_scenario  # the runtime's imports take a second
     result = run_scenario(scenario, out, record=not args.no_record, progress=not args.quiet,
                           picture=not args.no_picture)
     s = result.summary

@@ -84,13 +84,14 @@ def _default_report_dir(bag: Path) -> Path:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from thymio_road.analysis import BagError, Options, analyze_bag
     from thymio_road.cli.outputs import check_out_dir
     out = args.out or _default_report_dir(args.bag)
     check_out_dir(out, '--out' if args.out else 'report folder')
+    map_file = _map_file(args)
+    from thymio_road.analysis import BagError, Options, analyze_bag
     options = Options(contact_gap=args.contact_mm / 1000, near_miss_gap=args.near_miss_mm / 1000)
     try:
-        result, files = analyze_bag(args.bag, out, map_path=_map_file(args), scenario=args.scenario,
+        result, files = analyze_bag(args.bag, out, map_path=map_file, scenario=args.scenario,
                                     options=options)
     except BagError as exc:
         print(f'error: {exc}', file=sys.stderr)
@@ -117,14 +118,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from thymio_road.analysis import BagError
-    from thymio_road.analysis.render import RenderError, render
     from thymio_road.cli.outputs import check_out_file
     out = args.out or args.bag.resolve().parent / 'run.gif'
     check_out_file(out, '--out' if args.out else 'output file')
+    map_file = _map_file(args)
+    from thymio_road.analysis import BagError
+    from thymio_road.analysis.render import RenderError, render
     try:
         result = render(args.bag, out, start=args.start, end=args.end, at=args.at, fps=args.fps,
-                        speed=args.speed, width_px=args.width, map_path=_map_file(args), scenario=args.scenario)
+                        speed=args.speed, width_px=args.width, map_path=map_file, scenario=args.scenario)
     except (BagError, RenderError) as exc:
         print(f'error: {exc}', file=sys.stderr)
         return 2

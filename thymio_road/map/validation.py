@@ -23,6 +23,15 @@ MAX_YAML_BYTES = 1_000_000
 MAX_YAML_NODES = 100_000
 
 
+#: Limits of a scenario, and of the CLI options that override it (here, at the bottom, so that
+#: the command line can check its flags without importing the simulation).
+MAX_ROBOTS = 1000
+MAX_DURATION = 7 * 24 * 3600.0
+#: Seeds are non-negative: numpy refuses negative ones, and a node's seed parameter -1 means
+#: "the scenario's" (scenario_of_node).
+MAX_SEED = 2 ** 31 - 1
+
+
 class ConfigError(ValueError):
     """A configuration file (map, scenario, parameters) that cannot be used."""
 
