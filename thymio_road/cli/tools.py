@@ -148,7 +148,8 @@ def cmd_map_export(args: argparse.Namespace) -> int:
         raise OutputError(f"--out {args.out}: the file name ends in '.{suffix}' but --format is "
                           f"{args.format}; name it {args.out.stem}.{args.format}")
     if not args.format and suffix not in ('svg', 'pdf'):
-        raise OutputError(f"--out {args.out}: give a file name ending in .svg or .pdf (or --format)")
+        raise OutputError(f"--out {args.out}: unknown format '.{suffix}': give a file name ending in .svg "
+                          "or .pdf (or --format)")
     check_out_file(args.out)
     road_map = load_map(find_config('maps', args.map))
     try:
