@@ -123,13 +123,15 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     top.done()
 
     map_path = path.parent / map_ref
-    if not map_path.exists():
+    if not map_path.is_file():
         try:
             map_path = find_config('maps', map_ref)
-        except ScenarioError as exc:
-            top.fail('map', f'{exc}; a path is relative to the scenario\'s folder')
-        if not map_path.is_file():
-            top.fail('map', f"no map file '{map_ref}' ({map_path.absolute()} does not exist)")
+        except ScenarioError:
+            map_path = None
+        if map_path is None or not map_path.is_file():
+            shipped = ', '.join(sorted(p.stem for p in (config_dir() / 'maps').glob('*.yaml')))
+            top.fail('map', f"no map '{map_ref}': not a file beside the scenario ({path.parent / map_ref}) "
+                            f'and not a shipped map ({shipped})')
     road_map = _cached_map(str(map_path.resolve()), map_path.stat().st_mtime)
 
     if not 0 <= file_seed <= MAX_SEED:
