@@ -130,7 +130,7 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
             map_path = None
         if map_path is None or not map_path.is_file():
             shipped = ', '.join(sorted(p.stem for p in (config_dir() / 'maps').glob('*.yaml')))
-            top.fail('map', f"no map '{map_ref}': not a file beside the scenario ({path.parent / map_ref}) "
+            top.fail('map', f"no map named '{map_ref}': not a file beside the scenario ({path.parent / map_ref}) "
                             f'and not a shipped map ({shipped})')
     road_map = _cached_map(str(map_path.resolve()), map_path.stat().st_mtime)
 

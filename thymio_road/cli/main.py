@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# The scenario's own limits (scenario.py), checked here so that the error names the flag.
+# The scenario's limits (map/validation.py), checked on the flags so that the error names the flag.
 ROBOTS = arg_int(1, MAX_ROBOTS)
 DURATION = arg_float(0, MAX_DURATION, low_open=True)
 SEED = arg_int(0, MAX_SEED)
