@@ -24,3 +24,14 @@ def test_a_name_longer_than_the_file_system_allows(tmp_path):
     with pytest.raises(OutputError, match='a name in the path has 256 bytes, more than the 255'):
         check_out_dir(tmp_path / ('x' * 256))
     check_out_dir(tmp_path / ('x' * 255))
+
+
+def test_calibrate_writes_into_a_new_folder(tmp_path, monkeypatch):
+    """The check accepts a folder that does not exist yet, so the command must make it."""
+    import thymio_road.calibration as calibration
+    from thymio_road.cli.main import main
+    monkeypatch.setattr(calibration, 'calibrate',
+                        lambda n, seed, world: {k: {'speed_factor': 1.0, 'wheel_balance': 1.0} for k in range(n)})
+    out = tmp_path / 'new' / 'cal.yaml'
+    assert main(['calibrate', '--robots', '2', '--out', str(out)]) == 0
+    assert 'thymio2' in out.read_text()

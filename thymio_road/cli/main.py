@@ -132,6 +132,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed)
     names = [r.name for r in scenario.robots]
     factors = calibrate(len(names), scenario.seed, world_params(scenario))
+    args.out.parent.mkdir(parents=True, exist_ok=True)  # checked writable before calibrating
     write_overrides(names, factors, args.out)
     for i, name in enumerate(names):
         print(f"{name}: speed_factor {factors[i]['speed_factor']}, wheel_balance {factors[i]['wheel_balance']}")
@@ -155,6 +156,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
     for key, count in result['by_kind_and_choice'].items():
         print(f'  {key}: {count}')
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)  # checked writable before driving
         args.out.write_text(json.dumps(result, indent=2) + '\n')
     return 0
 
