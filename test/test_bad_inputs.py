@@ -105,6 +105,10 @@ CASES = [
      ['m.yaml', 'map.resolution', '1e-07', 'pixels', 'GB', 'or coarser fits']),
     ('map-50m', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size=[50, 50])},
      ['m.yaml', 'map.size', '50 × 50', '2.5e+09 pixels', '50 GB', '10 × 10 m']),
+    ('map-straight-huge', ['map', 'check', 'm.yaml'],
+     {'m.yaml': a_map(roads=[{**ROAD, 'pieces': [{'straight': 1e300}]}])}, ['m.yaml', "roads[0] 'a' pieces[0]", '1e+300']),
+    ('scenario-name-slash', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario(name='a/b')},
+     ['s.yaml', 'scenario.name', "'a/b'"]),
     ('map-size-word', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size='big')},
      ['m.yaml', 'map.size', "'big'"]),
     # --- files

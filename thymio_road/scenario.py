@@ -28,6 +28,8 @@ MIN_SPACING = 0.15
 #: A ROS name token (REP-144, ROS 2 topic and node name rules): robot names become namespaces
 #: and topic prefixes (/<robot>/cmd_vel), so anything else would record unusable topics.
 ROS_NAME = re.compile(r'[A-Za-z][A-Za-z0-9_]*')
+#: A scenario's name: part of its default output folder's name.
+FILE_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}')
 
 
 class ScenarioError(ConfigError):
@@ -112,6 +114,8 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     source = str(path)
     top = Fields(load_yaml(path, ScenarioError), source, 'scenario', ScenarioError)
     name = top.optional('name', str, path.stem)
+    if not FILE_NAME.fullmatch(name):
+        top.fail('name', f'names the output folder runs/<name>-<time>: letters, digits, _ . or -, got {show(name)}')
     map_ref = top.require('map', str)
     file_duration = top.optional('duration', float, 60.0)
     file_seed = top.optional('seed', int, 0)

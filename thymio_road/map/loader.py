@@ -27,6 +27,8 @@ CLOSE_ANGLE_TOLERANCE = math.radians(0.5)
 #: road and barcode indices, the sensors' blurred response; measured: 0.76 GB for the final
 #: map's 38 Mpx), so this is about 2 GB.
 MAX_RASTER_PIXELS = 100_000_000
+#: Longest straight and largest arc radius: a 50 × 50 m sheet holds nothing longer.
+MAX_PIECE = 100.0
 RASTER_BYTES_PER_PIXEL = 20
 
 
@@ -356,8 +358,9 @@ def _parse_piece(data: Any, source: str, ctx: str, x: float, y: float, heading: 
                        f'{{arc: {{radius: R, angle_deg: A}}}}, got {show(data)}')
     (kind, value), = data.items()
     if kind == 'straight':
-        if not _is_number(value) or value <= 0:
-            raise MapError(f'{source}: {ctx}: straight length must be a positive number of metres, '
+        if not _is_number(value) or not 0 < value <= MAX_PIECE:
+            raise MapError(f'{source}: {ctx}: straight length must be a number of metres in (0, {MAX_PIECE:g}] '
+                           '(no sheet is larger), '
                            f'got {show(value)}')
         return Straight(x, y, heading, float(value))
     if kind == 'arc':
@@ -365,6 +368,8 @@ def _parse_piece(data: Any, source: str, ctx: str, x: float, y: float, heading: 
         radius = f.require('radius', float)
         angle = f.require('angle_deg', float)
         f.done()
+        if radius > MAX_PIECE:
+            f.fail('radius', f'must be at most {MAX_PIECE:g} m (no sheet is larger), got {radius}')
         if radius < width / 2 + 0.005:
             f.fail('radius', f'must leave the inner edge of the road a radius of at least 5 mm '
                              f'(> {width / 2 + 0.005:.3f} m), got {radius}')
