@@ -35,6 +35,17 @@ def _seed(text: str) -> int:
     return value
 
 
+def _group_sizes(text: str) -> tuple[int, ...]:
+    """Mobile group sizes: 2..16 robots (a message's origin has 4 bits)."""
+    try:
+        values = tuple(int(v) for v in text.split(',') if v.strip())
+    except ValueError:
+        values = ()
+    if not values or not all(2 <= v <= 16 for v in values):
+        raise argparse.ArgumentTypeError(f'expected comma-separated group sizes in 2..16, got {text!r:.60}')
+    return values
+
+
 def _at_least_two(text: str) -> int:
     """Repetitions: the confidence intervals need two runs or more."""
     try:
@@ -80,6 +91,10 @@ def _threshold(args: argparse.Namespace) -> int:
 
 def _static(args: argparse.Namespace) -> int:
     from .experiments import run_static
+    if args.min_distance > args.max_distance:
+        print(f'error: --min-distance {args.min_distance:g} is above --max-distance {args.max_distance:g}',
+              file=sys.stderr)
+        return 2
     distances = np.arange(args.min_distance, args.max_distance + 1e-9, args.step)
     return _report(run_static(args.out, args.seed, messages=args.messages, distances=distances,
                               bit_rate=args.bit_rate, time_constant=args.time_constant))
@@ -131,7 +146,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                      help='messages per run (default: %(default)s; the paper sent 1000 per configuration)')
     sub.add_argument('--repetitions', type=_at_least_two, default=20,
                      help='independent runs per configuration, >= 2, for the confidence intervals (default: %(default)s)')
-    sub.add_argument('--robots', type=_int_list, default=(2, 3, 4, 5, 6, 7), help='group sizes, e.g. 2,3,4')
+    sub.add_argument('--robots', type=_group_sizes, default=(2, 3, 4, 5, 6, 7), help='group sizes, e.g. 2,3,4')
     sub.set_defaults(func=_mobile)
 
     sub = commands.add_parser('scalability', help='channels n_C against density (Fig. 20a)')

@@ -165,6 +165,9 @@ CASES = [
     ('sweep-laps-zero', ['barcodes', 'sweep', '--laps', '0'], {}, ['--laps', "'0'"]),
     ('after-turn-distances', ['barcodes', 'after-turn', '--distances', 'a,b'], {}, ['--distances', "'a,b'"]),
     ('swarmcom-repetitions', ['swarmcom', 'mobile', '--repetitions', '1'], {}, ['--repetitions', "'1'", '>= 2']),
+    ('swarmcom-group-of-one', ['swarmcom', 'mobile', '--robots', '0,1'], {}, ['--robots', "'0,1'", '2..16']),
+    ('swarmcom-distances-reversed', ['swarmcom', 'static', '--min-distance', '50', '--max-distance', '10'], {},
+     ['--min-distance 50', '--max-distance 10']),
     ('swarmcom-step-zero', ['swarmcom', 'static', '--step', '0'], {}, ['--step', "'0'"]),
     ('swarmcom-messages-word', ['swarmcom', 'static', '--messages', 'many'], {}, ['--messages', "'many'"]),
 ]
