@@ -126,6 +126,10 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     lights_data = top.optional('lights', dict, None)
     top.done()
 
+    if not 0 <= file_seed <= MAX_SEED:
+        top.fail('seed', f'must be in 0..{MAX_SEED}, got {file_seed}')
+    if duration is None and not 0 < file_duration <= MAX_DURATION:
+        top.fail('duration', f'must be in (0, {MAX_DURATION:g}] s, got {file_duration}')
     map_path = path.parent / map_ref
     if not map_path.is_file():
         try:
@@ -138,10 +142,6 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
                             f'and not a shipped map ({shipped})')
     road_map = _cached_map(str(map_path.resolve()), map_path.stat().st_mtime)
 
-    if not 0 <= file_seed <= MAX_SEED:
-        top.fail('seed', f'must be in 0..{MAX_SEED}, got {file_seed}')
-    if duration is None and not 0 < file_duration <= MAX_DURATION:
-        top.fail('duration', f'must be in (0, {MAX_DURATION:g}] s, got {file_duration}')
     duration = file_duration if duration is None else duration
     if not 0 < duration <= MAX_DURATION:
         raise ScenarioError(f'duration: must be in (0, {MAX_DURATION:g}] s, got {duration}')
@@ -261,7 +261,7 @@ def _check_fields(values: dict, cls: type, where: str) -> None:
     known = {f.name: f for f in dataclasses.fields(cls)}
     for key, value in values.items():
         if key not in known:
-            raise ScenarioError(f"{where}: unknown parameter '{key}' (known: {', '.join(known)})")
+            raise ScenarioError(f"{where}: unknown parameter {show(key)} (known: {', '.join(known)})")
         default = getattr(cls(), key)
         if isinstance(default, bool):
             if not isinstance(value, bool):
