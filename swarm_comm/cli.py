@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 
@@ -15,9 +16,55 @@ from .scalability import CHANNEL_RULES, DEFAULT_CHANNEL, DEFAULT_LAYOUT, LAYOUTS
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f'must be a positive integer, got {text}')
+        raise argparse.ArgumentTypeError(f'must be a positive integer, got {text!r:.60}')
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2 ** 32:
+        raise argparse.ArgumentTypeError(f'must be an integer in 0..{2 ** 32 - 1}, got {text!r:.60}')
+    return value
+
+
+def _group_sizes(text: str) -> tuple[int, ...]:
+    """Mobile group sizes: 2..16 robots (a message's origin has 4 bits)."""
+    try:
+        values = tuple(int(v) for v in text.split(',') if v.strip())
+    except ValueError:
+        values = ()
+    if not values or not all(2 <= v <= 16 for v in values):
+        raise argparse.ArgumentTypeError(f'expected comma-separated group sizes in 2..16, got {text!r:.60}')
+    return values
+
+
+def _at_least_two(text: str) -> int:
+    """Repetitions: the confidence intervals need two runs or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise argparse.ArgumentTypeError(f'must be an integer >= 2 (confidence intervals need two runs), '
+                                         f'got {text!r:.60}')
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float('nan')
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f'must be a positive number, got {text!r:.60}')
     return value
 
 
@@ -44,6 +91,10 @@ def _threshold(args: argparse.Namespace) -> int:
 
 def _static(args: argparse.Namespace) -> int:
     from .experiments import run_static
+    if args.min_distance > args.max_distance:
+        print(f'error: --min-distance {args.min_distance:g} is above --max-distance {args.max_distance:g}',
+              file=sys.stderr)
+        return 2
     distances = np.arange(args.min_distance, args.max_distance + 1e-9, args.step)
     return _report(run_static(args.out, args.seed, messages=args.messages, distances=distances,
                               bit_rate=args.bit_rate, time_constant=args.time_constant))
@@ -69,7 +120,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     def common(sub: argparse.ArgumentParser, out: str) -> None:
         sub.add_argument('--out', default=out, help='output directory (default: %(default)s)')
-        sub.add_argument('--seed', type=int, default=1, help='random seed (default: %(default)s)')
+        sub.add_argument('--seed', type=_seed, default=1, help='random seed (default: %(default)s)')
 
     sub = commands.add_parser('threshold', help='decision threshold m_t from the channel model (Fig. 9)')
     common(sub, 'out/swarmcom/threshold')
@@ -81,10 +132,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     sub = commands.add_parser('static', help='static pair: P_e, P_l, ranges, codes (Figs. 10-13)')
     common(sub, 'out/swarmcom/static')
     sub.add_argument('--messages', type=_positive_int, default=200, help='messages per distance (default: %(default)s)')
-    sub.add_argument('--min-distance', type=float, default=7.0)
-    sub.add_argument('--max-distance', type=float, default=107.0)
-    sub.add_argument('--step', type=float, default=1.0)
-    sub.add_argument('--bit-rate', type=float, default=310.0, help='symbols per second (default: %(default)s)')
+    sub.add_argument('--min-distance', type=_positive_float, default=7.0)
+    sub.add_argument('--max-distance', type=_positive_float, default=107.0)
+    sub.add_argument('--step', type=_positive_float, default=1.0)
+    sub.add_argument('--bit-rate', type=_positive_float, default=310.0, help='symbols per second (default: %(default)s)')
     sub.add_argument('--time-constant', type=float, default=0.0,
                      help='measuring-circuit low-pass time constant in s, 0 = ideal (default: %(default)s)')
     sub.set_defaults(func=_static)
@@ -93,9 +144,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     common(sub, 'out/swarmcom/mobile')
     sub.add_argument('--messages', type=_positive_int, default=25,
                      help='messages per run (default: %(default)s; the paper sent 1000 per configuration)')
-    sub.add_argument('--repetitions', type=int, default=20,
+    sub.add_argument('--repetitions', type=_at_least_two, default=20,
                      help='independent runs per configuration, >= 2, for the confidence intervals (default: %(default)s)')
-    sub.add_argument('--robots', type=_int_list, default=(2, 3, 4, 5, 6, 7), help='group sizes, e.g. 2,3,4')
+    sub.add_argument('--robots', type=_group_sizes, default=(2, 3, 4, 5, 6, 7), help='group sizes, e.g. 2,3,4')
     sub.set_defaults(func=_mobile)
 
     sub = commands.add_parser('scalability', help='channels n_C against density (Fig. 20a)')
@@ -103,7 +154,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     sub.add_argument('--trials', type=_positive_int, default=100,
                      help='placements per density (default: %(default)s; the paper ran 10000)')
     sub.add_argument('--counts', type=_int_list, default=None, help='numbers of surrounding robots, e.g. 1,10,272')
-    sub.add_argument('--radius', type=float, default=61.0, help='communication range in cm (default: %(default)s)')
+    sub.add_argument('--radius', type=_positive_float, default=61.0, help='communication range in cm (default: %(default)s)')
     sub.add_argument('--channel', choices=CHANNEL_RULES, default=DEFAULT_CHANNEL,
                      help='range: at least the signal of facing robots at --radius (default); detect: below m_t = 4075')
     sub.add_argument('--occlusion', choices=('paths', 'centre', 'none'), default='paths',

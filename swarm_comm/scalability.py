@@ -38,7 +38,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .channel import ChannelParameters, gains_from, link_gains, mean_measurement, received_intensity
-from .detector import DetectorConfig
 from .geometry import EPUCK_LAYOUTS, EPuckGeometry, epuck_geometry
 
 CHANNEL_RULES = ('detect', 'range')
@@ -151,6 +150,9 @@ def channel_threshold(channel: str, radius: float, geometry: EPuckGeometry, para
                       relative_threshold: float = 5.0) -> float:
     """The level a robot's detector statistic must be below to count as a channel (see the module doc)."""
     if channel == 'detect':
+        # Imported here: the detector needs scipy.stats (0.8 s), and the CLI imports this module
+        # for its option names on every start.
+        from .detector import DetectorConfig
         return DetectorConfig(relative_threshold, m_max=params.m_max).threshold
     if channel == 'range':
         return range_threshold(radius, geometry, params)

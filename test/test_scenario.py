@@ -65,9 +65,14 @@ def test_bad_scenarios_are_rejected_before_anything_runs(tmp_path, data, expecte
 
 
 def test_missions_reach_the_controllers(tmp_path):
-    path = write(tmp_path, {**BASE, 'robots': {**BASE['robots'], 'missions': {'thymio1': [1, 1], 'thymio2': '1'}}})
+    simple = {'map': 'simple', 'robots': {'count': 2, 'road': 'outer'}}  # location 1 only
+    path = write(tmp_path, {**simple, 'robots': {**simple['robots'], 'missions': {'thymio1': [1, 1], 'thymio2': '1'}}})
     specs = node_specs(load_scenario(path))
     assert specs[1].parameters['mission'] == '1,1' and specs[2].parameters['mission'] == '1'
+    nowhere = write(tmp_path, {**simple, 'robots': {**simple['robots'], 'missions': {'thymio1': [1, 3]}}}, 'no.yaml')
+    with pytest.raises(ScenarioError, match=r'scenario.robots.missions.thymio1: no location 3 on the map .*simple.yaml '
+                                            r'\(locations: 1\)'):
+        load_scenario(nowhere)
     bad = write(tmp_path, {**BASE, 'robots': {**BASE['robots'], 'missions': {'thymio1': 'home'}}}, 'bad.yaml')
     with pytest.raises(ScenarioError, match=r"scenario.robots.missions.thymio1: location numbers are 1..7, got 'home'"):
         load_scenario(bad)

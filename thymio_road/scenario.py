@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,7 +19,8 @@ from thymio_road.control.controller import ControllerParams
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_map import RoadMap
 from thymio_road.map import starts
-from thymio_road.map.validation import ConfigError, Fields, load_yaml
+from thymio_road.map.validation import (MAX_DURATION, MAX_ROBOTS, MAX_SEED, ConfigError, Fields,
+                                        load_yaml, show)
 from thymio_road.sim import robot_model as rm
 from thymio_road.sim.world import RobotSpec, WorldParams, start_pose_on_road
 
@@ -30,6 +32,11 @@ PACKAGE = 'thymio_road'
 MIN_SPACING = round(float(rm.PROX_SENSORS[2][0]) + rm.PROX_RANGE - rm.HULL_REAR_X, 3)
 #: ROS 2 distros a recording can be made for (the last is the default).
 ROS_DISTROS = ('humble', 'jazzy')
+#: A ROS name token (REP-144, ROS 2 topic and node name rules): robot names become namespaces
+#: and topic prefixes (/<robot>/cmd_vel), so anything else would record unusable topics.
+ROS_NAME = re.compile(r'[A-Za-z][A-Za-z0-9_]*')
+#: A scenario's name: part of its default output folder's name.
+FILE_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}')
 
 
 class ScenarioError(ConfigError):
@@ -117,6 +124,8 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     source = str(path)
     top = Fields(load_yaml(path, ScenarioError), source, 'scenario', ScenarioError)
     name = top.optional('name', str, path.stem)
+    if not FILE_NAME.fullmatch(name):
+        top.fail('name', f'names the output folder runs/<name>-<time>: letters, digits, _ . or -, got {show(name)}')
     map_ref = top.require('map', str)
     file_duration = top.optional('duration', float, 60.0)
     file_seed = top.optional('seed', int, 0)
@@ -131,14 +140,25 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     if distro not in ROS_DISTROS:
         top.fail('ros_distro', f"must be one of {', '.join(ROS_DISTROS)}, got {distro!r}")
 
+    if not 0 <= file_seed <= MAX_SEED:
+        top.fail('seed', f'must be in 0..{MAX_SEED}, got {file_seed}')
+    if duration is None and not 0 < file_duration <= MAX_DURATION:
+        top.fail('duration', f'must be in (0, {MAX_DURATION:g}] s, got {file_duration}')
     map_path = path.parent / map_ref
-    if not map_path.exists():
-        map_path = find_config('maps', map_ref)
+    if not map_path.is_file():
+        try:
+            map_path = find_config('maps', map_ref)
+        except ScenarioError:
+            map_path = None
+        if map_path is None or not map_path.is_file():
+            shipped = ', '.join(sorted(p.stem for p in (config_dir() / 'maps').glob('*.yaml')))
+            top.fail('map', f"no map named '{map_ref}': not a file beside the scenario ({path.parent / map_ref}) "
+                            f'and not a shipped map ({shipped})')
     road_map = _cached_map(str(map_path.resolve()), map_path.stat().st_mtime)
 
     duration = file_duration if duration is None else duration
-    if not 0 < duration <= 7 * 24 * 3600:
-        raise ScenarioError(f'{source}: scenario.duration: must be in (0, 604800] s, got {duration}')
+    if not 0 < duration <= MAX_DURATION:
+        raise ScenarioError(f'duration: must be in (0, {MAX_DURATION:g}] s, got {duration}')
     _check_fields(world, WorldParams, f'{source}: scenario.world')
     _check_world(world, source)
     try:
@@ -148,6 +168,8 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     defaults = {**defaults, **(controller or {})}
     _check_fields(defaults, ControllerParams, f'{source}: scenario.controller')
     seed = file_seed if seed is None else int(seed)
+    if not 0 <= seed <= MAX_SEED:
+        raise ScenarioError(f'seed: must be in 0..{MAX_SEED}, got {seed}')
     entries = _robots(robots_data, source, road_map, defaults, robots, seed, world)
     ir = None if ir_data is None else _ir(ir_data, source)
     lights = () if lights_data is None else _lights(lights_data, source, road_map)
@@ -223,7 +245,7 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
                          f"{', '.join(known) or 'none: give a location light: true'})")
         chosen = [p for p in places if p.intersection in at]
     else:
-        f.fail('at', f"must be 'all' or a list of intersection ids, got {at!r}")
+        f.fail('at', f"must be 'all' or a list of intersection ids, got {show(at)}")
     if not chosen:
         f.fail('at', f'the map {road_map.source} has no light places (a location gets one with light: true)')
     names = {p.name for p in chosen}
@@ -235,7 +257,7 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
         settings = base
         if place.name in overrides:
             if not isinstance(overrides[place.name], dict):
-                f.fail(f'overrides.{place.name}', f'must be a mapping, got {overrides[place.name]!r}')
+                f.fail(f'overrides.{place.name}', f'must be a mapping, got {show(overrides[place.name])}')
             settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', base)
         timing = Timing(**{k: v for k, v in settings.items() if k != 'battery'})
         entries.append(LightEntry(place.name, place, timing, Battery(**settings.get('battery', {}))))
@@ -258,18 +280,18 @@ def _check_fields(values: dict, cls: type, where: str) -> None:
     known = {f.name: f for f in dataclasses.fields(cls)}
     for key, value in values.items():
         if key not in known:
-            raise ScenarioError(f"{where}: unknown parameter '{key}' (known: {', '.join(known)})")
+            raise ScenarioError(f"{where}: unknown parameter {show(key)} (known: {', '.join(known)})")
         default = getattr(cls(), key)
         if isinstance(default, bool):
             if not isinstance(value, bool):
-                raise ScenarioError(f'{where}.{key}: must be true or false, got {value!r}')
+                raise ScenarioError(f'{where}.{key}: must be true or false, got {show(value)}')
         elif isinstance(default, (int, float)):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ScenarioError(f'{where}.{key}: must be a number, got {value!r}')
+                raise ScenarioError(f'{where}.{key}: must be a number, got {show(value)}')
             if isinstance(default, int) and not isinstance(value, int):
-                raise ScenarioError(f'{where}.{key}: must be an integer, got {value!r}')
+                raise ScenarioError(f'{where}.{key}: must be an integer, got {show(value)}')
         elif isinstance(default, str) and not isinstance(value, str):
-            raise ScenarioError(f'{where}.{key}: must be a string, got {value!r}')
+            raise ScenarioError(f'{where}.{key}: must be a string, got {show(value)}')
 
 
 def _check_world(world: dict, source: str) -> None:
@@ -302,17 +324,27 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         path = Path(source).parent / calibration_file
         calibrated = load_yaml(path, ScenarioError) or {}
         if not isinstance(calibrated, dict):
-            raise ScenarioError(f'{path}: must map robot names to controller parameters')
+            raise ScenarioError(f'{path}: must map robot names to controller parameters, got {show(calibrated)}')
+        for name, params in calibrated.items():
+            if not isinstance(params, dict):
+                raise ScenarioError(f'{path}: {show(name)}: must be a mapping of controller parameters '
+                                    f'(speed_factor, wheel_balance), got {show(params)}')
+            _check_fields(params, ControllerParams, f'{path}: {name}')
         overrides = {name: {**calibrated.get(name, {}), **overrides.get(name, {})}
                      for name in set(calibrated) | set(overrides)}
-    if not 1 <= count <= 1000:
-        raise ScenarioError(f'{source}: scenario.robots.count: must be 1..1000, got {count}')
+    if not 1 <= count <= MAX_ROBOTS:
+        f.fail('count', f'must be 1..{MAX_ROBOTS}, got {count}')
+    if not ROS_NAME.fullmatch(prefix):
+        f.fail('name_prefix', f'robot names are ROS namespaces (/<name>/cmd_vel): a letter, then letters, '
+                              f'digits or _, got {show(prefix)}')
     try:
         road = road_map.road(road_id)
     except KeyError:
         known = ', '.join(r.id for r in road_map.roads)
         raise ScenarioError(f"{source}: scenario.robots.road: no road '{road_id}' in "
                             f'{road_map.source} (roads: {known})') from None
+    if not 0 <= start < road.length:
+        f.fail('start', f"must be an arc length in [0, {road.length:.3f}) m on road '{road_id}', got {start}")
     inside = starts.owner(road_map, road_id)
     if inside is not None:
         raise ScenarioError(f"{source}: scenario.robots.road: road '{road_id}' is inside intersection "
@@ -321,7 +353,8 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     placed = _place(road, start, count, spans)
     if placed is None:
         fit = max((n for n in range(count - 1, 0, -1) if _place(road, start, n, spans) is not None), default=0)
-        raise ScenarioError(f"{source}: scenario.robots.count: {count} robots do not fit on road '{road_id}' "
+        where = f'--robots {count_override}' if count_override is not None else f'{source}: scenario.robots.count'
+        raise ScenarioError(f"{where}: {count} robots do not fit on road '{road_id}' "
                             f"({road.length:.2f} m) with room to move ({MIN_SPACING} m apart, off barcodes and "
                             f"intersections): at most {fit}")
     names = [f'{prefix}{k + 1}' for k in range(count)]
@@ -330,17 +363,16 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             continue  # an override for a robot beyond --robots N is simply unused
         if not isinstance(params, dict):
             raise ScenarioError(f'{source}: scenario.robots.overrides.{name}: must be a mapping, '
-                                f'got {params!r}')
+                                f'got {show(params)}')
         _check_fields(params, ControllerParams, f'{source}: scenario.robots.overrides.{name}')
-    calibration_world = calibration_world or {}
-    measured: dict[int, dict] = {}
-    if auto_calibrate:
-        # The report calibrated every robot before a run (§10); do it on the simulated ones.
-        from thymio_road.calibration import calibrate
-        measured = calibrate(count, calibration_seed, WorldParams(**calibration_world))
-    entries = []
+    for name in missions:
+        if name not in names and count_override is None:
+            f.fail('missions', f"no robot {show(name)} (robots: {names[0]}..{names[-1]})")
+    locations = {i.number for i in road_map.intersections if i.kind == 'location'}
+    # Everything the file says is checked before the robots calibrate (seconds of simulation).
+    plans = []
     for k, name in enumerate(names):
-        params = {**defaults, **measured.get(k, {}), **overrides.get(name, {})}
+        params = {**defaults, **overrides.get(name, {})}
         try:
             ControllerParams(**params)
         except ValueError as exc:
@@ -350,24 +382,43 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             mission = ','.join(str(m) for m in mission)
         if not isinstance(mission, (str, int)) or isinstance(mission, bool):
             raise ScenarioError(f'{source}: scenario.robots.missions.{name}: must list location numbers, '
-                                f'got {mission!r}')
+                                f'got {show(mission)}')
         mission = str(mission)
         numbers = [m.strip() for m in mission.split(',') if m.strip()]
         if not all(m.isdigit() and 1 <= int(m) <= 7 for m in numbers):
             raise ScenarioError(f'{source}: scenario.robots.missions.{name}: location numbers are 1..7, '
-                                f'got {mission!r}')
+                                f'got {show(mission)}')
+        missing = [m for m in numbers if int(m) not in locations]
+        if missing:
+            raise ScenarioError(f'{source}: scenario.robots.missions.{name}: no location {missing[0]} on '
+                                f"the map {road_map.source} (locations: "
+                                f"{', '.join(map(str, sorted(locations))) or 'none'})")
         s = placed[k]
         if name in positions:
             s = positions[name]
             if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < road.length:
                 raise ScenarioError(f'{source}: scenario.robots.positions.{name}: must be an arc length in '
-                                    f"[0, {road.length:.3f}) m on road '{road_id}', got {s!r}")
+                                    f"[0, {road.length:.3f}) m on road '{road_id}', got {show(s)}")
             span = starts.blocked_by(spans, s)
             if span is not None:
                 raise ScenarioError(f'{source}: scenario.robots.positions.{name}: {s} m on road {road_id!r} is on '
                                     f'{span.what} ({span.start:.2f}..{span.end:.2f} m); robots start off barcodes '
                                     'and intersections')
-        entries.append(RobotEntry(name, road_id, float(s), params, ','.join(numbers)))
+        plans.append((name, float(s), ','.join(numbers)))
+    calibration_world = calibration_world or {}
+    measured: dict[int, dict] = {}
+    if auto_calibrate:
+        # The report calibrated every robot before a run (§10); do it on the simulated ones.
+        from thymio_road.calibration import calibrate
+        measured = calibrate(count, calibration_seed, WorldParams(**calibration_world))
+    entries = []
+    for k, (name, s, mission) in enumerate(plans):
+        params = {**defaults, **measured.get(k, {}), **overrides.get(name, {})}
+        try:
+            ControllerParams(**params)
+        except ValueError as exc:
+            raise ScenarioError(f'{source}: controller parameters of {name}: {exc}') from None
+        entries.append(RobotEntry(name, road_id, s, params, mission))
     return tuple(entries)
 
 

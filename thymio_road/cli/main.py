@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+from thymio_road.map.validation import MAX_DURATION, MAX_ROBOTS, MAX_SEED, arg_float, arg_int
+
 DEFAULT_SCENARIO = 'oval'
 
 
@@ -26,6 +28,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:
+        # A file that could not be written or read after the checks (a full disk, a folder
+        # removed meanwhile): the user's problem, not the program's, so no traceback.
+        where = f'{exc.filename}: ' if exc.filename else ''
+        print(f'error: {where}{exc.strerror or exc}', file=sys.stderr)
+        return 2
+    except MemoryError:
+        print('error: out of memory (a smaller map, fewer robots or a smaller --width may fit)',
+              file=sys.stderr)
+        return 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,14 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)')
     run.add_argument('--scenario', default=DEFAULT_SCENARIO,
                      help=f'shipped scenario name or a scenario file (default: {DEFAULT_SCENARIO})')
-    run.add_argument('--robots', type=_positive_int, help='number of robots (default: the scenario\'s)')
-    run.add_argument('--duration', type=_positive_float, help='simulated seconds (default: the scenario\'s)')
-    run.add_argument('--seed', type=int, help='random seed (default: the scenario\'s)')
+    run.add_argument('--robots', type=ROBOTS, help='number of robots (default: the scenario\'s)')
+    run.add_argument('--duration', type=DURATION, help='simulated seconds (default: the scenario\'s)')
+    run.add_argument('--seed', type=SEED, help='random seed (default: the scenario\'s)')
     run.add_argument('--out', type=Path, help='output folder (default: runs/<scenario>-<time>)')
     run.add_argument('--no-record', action='store_true', help='do not write a rosbag')
     run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
     run.add_argument('--quiet', action='store_true', help='no progress bar')
-    run.add_argument('--stall-time', type=_positive_float, default=60.0, metavar='SECONDS',
+    run.add_argument('--stall-time', type=arg_float(0, 1e7, low_open=True), default=60.0, metavar='SECONDS',
                      help='a robot that moved less than 1 cm in this many simulated seconds is stalled; '
                           'when every robot is, the network has stopped (default: 60)')
     run.add_argument('--ros-distro', choices=('humble', 'jazzy'),
@@ -51,8 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)")
     calibrate.add_argument('--scenario', default=DEFAULT_SCENARIO)
-    calibrate.add_argument('--robots', type=_positive_int)
-    calibrate.add_argument('--seed', type=int)
+    calibrate.add_argument('--robots', type=ROBOTS)
+    calibrate.add_argument('--seed', type=SEED)
     calibrate.add_argument('--out', type=Path, required=True,
                            help='YAML file of per-robot overrides; name it in the scenario as '
                                 'robots: {calibration: FILE}')
@@ -61,15 +73,15 @@ def build_parser() -> argparse.ArgumentParser:
     passages = sub.add_parser('passages', help='drive one robot and check every intersection passage '
                                                  'ended on the branch it chose (ground truth)')
     passages.add_argument('--scenario', default='simple')
-    passages.add_argument('--duration', type=_positive_float)
-    passages.add_argument('--seed', type=int)
+    passages.add_argument('--duration', type=DURATION)
+    passages.add_argument('--seed', type=SEED)
     passages.add_argument('--out', type=Path, help='write the result as JSON to this file')
     passages.set_defaults(func=cmd_passages)
 
     map_cmd = sub.add_parser('map', help='work with map files')
     map_sub = map_cmd.add_subparsers(metavar='ACTION')
     check = map_sub.add_parser('check', help='validate a map file (exit 0 if usable)')
-    check.add_argument('path', type=Path)
+    check.add_argument('path', help='map file, or the name of a shipped map')
     check.set_defaults(func=cmd_map_check)
 
     # Commands that live with their subject; each module exposes register(subparsers).
@@ -84,26 +96,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f'must be a positive integer, got {text}')
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f'must be a positive number, got {text}')
-    return value
+# The scenario's limits (map/validation.py), checked on the flags so that the error names the flag.
+ROBOTS = arg_int(1, MAX_ROBOTS)
+DURATION = arg_float(0, MAX_DURATION, low_open=True)
+SEED = arg_int(0, MAX_SEED)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from thymio_road.runtime.run import run_scenario
     from thymio_road.scenario import load_scenario
+    from thymio_road.cli.outputs import check_out_dir
+    if args.out:
+        check_out_dir(args.out)
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration,
                              ros_distro=args.ros_distro)
     out = args.out or Path('runs') / f'{scenario.name}-{time.strftime("%Y%m%d-%H%M%S")}'
+    if not args.out:
+        check_out_dir(out, 'output folder')
+    from thymio_road.runtime.run import run_scenario  # the runtime's imports take a second
     result = run_scenario(scenario, out, record=not args.no_record, progress=not args.quiet,
                           picture=not args.no_picture, stall_time=args.stall_time)
     s = result.summary
@@ -127,10 +136,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from thymio_road.calibration import calibrate, write_overrides
+    from thymio_road.cli.outputs import check_out_file
     from thymio_road.scenario import load_scenario, world_params
+    check_out_file(args.out)
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed)
     names = [r.name for r in scenario.robots]
     factors = calibrate(len(names), scenario.seed, world_params(scenario))
+    args.out.parent.mkdir(parents=True, exist_ok=True)  # checked writable before calibrating
     write_overrides(names, factors, args.out)
     for i, name in enumerate(names):
         print(f"{name}: speed_factor {factors[i]['speed_factor']}, wheel_balance {factors[i]['wheel_balance']}")
@@ -142,6 +154,9 @@ def cmd_passages(args: argparse.Namespace) -> int:
     import json
     from thymio_road.experiments.passages import drive
     from thymio_road.scenario import load_scenario
+    from thymio_road.cli.outputs import check_out_file
+    if args.out:
+        check_out_file(args.out)
     scenario = load_scenario(args.scenario, robots=1, seed=args.seed, duration=args.duration)
     summary, score = drive(scenario)
     result = {'scenario': scenario.name, 'seed': scenario.seed, 'simulated_s': scenario.duration,
@@ -151,13 +166,15 @@ def cmd_passages(args: argparse.Namespace) -> int:
     for key, count in result['by_kind_and_choice'].items():
         print(f'  {key}: {count}')
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)  # checked writable before driving
         args.out.write_text(json.dumps(result, indent=2) + '\n')
     return 0
 
 
 def cmd_map_check(args: argparse.Namespace) -> int:
     from thymio_road.map.loader import load_map
-    road_map = load_map(args.path)
+    from thymio_road.scenario import find_config
+    road_map = load_map(find_config('maps', args.path))
     grey = road_map.grey  # rendering is part of the check
     rows, cols = grey.shape
     total = sum(r.length for r in road_map.roads)

@@ -8,6 +8,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from thymio_road.map.validation import arg_float, arg_int
+
+#: The largest picture `render` draws (pixels wide); 100000 would need tens of GB.
+MAX_WIDTH = 8000
+
 
 def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersAction) -> None:
     analyze = sub.add_parser('analyze', help='analyse a recording: HTML report, PNGs, CSV and JSON metrics',
@@ -20,11 +25,11 @@ def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersActio
     analyze.add_argument('--out', type=Path,
                          help='report folder (default: report/ beside a bag/ folder, else <bag>-report/)')
     _map_options(analyze)
-    analyze.add_argument('--near-miss-mm', type=float, default=20.0,
+    analyze.add_argument('--near-miss-mm', type=arg_float(0, 1000), default=20.0,
                          help='hull gap under which two robots have a near miss (default 20)')
-    analyze.add_argument('--contact-mm', type=float, default=2.0,
+    analyze.add_argument('--contact-mm', type=arg_float(0, 1000), default=2.0,
                          help='hull gap at or under which two robots touch (default 2)')
-    analyze.add_argument('--stall-time', type=float, default=60.0, metavar='SECONDS',
+    analyze.add_argument('--stall-time', type=arg_float(0, 1e7, low_open=True), default=60.0, metavar='SECONDS',
                          help='a robot that moved less than 1 cm in this many seconds is stalled (default 60)')
     analyze.set_defaults(func=cmd_analyze)
 
@@ -34,13 +39,16 @@ def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersActio
     render.add_argument('bag', type=Path, help='rosbag2 folder or storage file')
     render.add_argument('--out', type=Path,
                         help='.gif, .mp4 or .png (default: run.gif beside the bag)')
-    render.add_argument('--start', type=float, help='window start, simulated seconds')
-    render.add_argument('--end', type=float, help='window end, simulated seconds')
-    render.add_argument('--at', type=float, help='time of a .png frame (default: the window end)')
-    render.add_argument('--fps', type=float, default=10.0, help='frames per second of video (default 10)')
-    render.add_argument('--speed', type=float,
+    seconds = arg_float(0, 1e9)
+    render.add_argument('--start', type=seconds, help='window start, simulated seconds')
+    render.add_argument('--end', type=seconds, help='window end, simulated seconds')
+    render.add_argument('--at', type=seconds, help='time of a .png frame (default: the window end)')
+    render.add_argument('--fps', type=arg_float(0, 240, low_open=True), default=10.0,
+                        help='frames per second of video (default 10)')
+    render.add_argument('--speed', type=arg_float(0, 1e9, low_open=True),
                         help='simulated seconds per video second (default: the window in at most 30 s)')
-    render.add_argument('--width', type=int, default=800, help='picture width in pixels (default 800)')
+    render.add_argument('--width', type=arg_int(16, MAX_WIDTH), default=800,
+                        help='picture width in pixels (default 800)')
     _map_options(render)
     render.set_defaults(func=cmd_render)
 
@@ -59,8 +67,15 @@ def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersActio
 
 def _map_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
-    group.add_argument('--map', type=Path, help='map file the run used (default: found from the bag)')
+    group.add_argument('--map', help='map file the run used, or a shipped map\'s name (default: found '
+                                     'from the bag)')
     group.add_argument('--scenario', help='scenario the run used (name or file)')
+
+
+def _map_file(args: argparse.Namespace) -> Path | None:
+    """--map as a file: a path, or the name of a shipped map (as everywhere a map is named)."""
+    from thymio_road.scenario import find_config
+    return None if args.map is None else find_config('maps', args.map)
 
 
 def _default_report_dir(bag: Path) -> Path:
@@ -71,14 +86,17 @@ def _default_report_dir(bag: Path) -> Path:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
+    from thymio_road.cli.outputs import check_out_dir
+    out = args.out or _default_report_dir(args.bag)
+    check_out_dir(out, '--out' if args.out else 'report folder')
+    map_file = _map_file(args)
     from thymio_road.analysis import BagError, Options, analyze_bag
     from thymio_road.cli.bag import repair_before_reading
     repair_before_reading(args.bag)
-    out = args.out or _default_report_dir(args.bag)
     options = Options(contact_gap=args.contact_mm / 1000, near_miss_gap=args.near_miss_mm / 1000,
                       stall_time=args.stall_time)
     try:
-        result, files = analyze_bag(args.bag, out, map_path=args.map, scenario=args.scenario,
+        result, files = analyze_bag(args.bag, out, map_path=map_file, scenario=args.scenario,
                                     options=options)
     except BagError as exc:
         print(f'error: {exc}', file=sys.stderr)
@@ -117,14 +135,17 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from thymio_road.cli.outputs import check_out_file
+    out = args.out or args.bag.resolve().parent / 'run.gif'
+    check_out_file(out, '--out' if args.out else 'output file')
+    map_file = _map_file(args)
     from thymio_road.analysis import BagError
     from thymio_road.analysis.render import RenderError, render
     from thymio_road.cli.bag import repair_before_reading
     repair_before_reading(args.bag)
-    out = args.out or args.bag.resolve().parent / 'run.gif'
     try:
         result = render(args.bag, out, start=args.start, end=args.end, at=args.at, fps=args.fps,
-                        speed=args.speed, width_px=args.width, map_path=args.map, scenario=args.scenario)
+                        speed=args.speed, width_px=args.width, map_path=map_file, scenario=args.scenario)
     except (BagError, RenderError) as exc:
         print(f'error: {exc}', file=sys.stderr)
         return 2
@@ -139,7 +160,16 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_map_export(args: argparse.Namespace) -> int:
     from thymio_road.map.export import ExportError, export_map
     from thymio_road.map.loader import load_map
+    from thymio_road.cli.outputs import OutputError, check_out_file
     from thymio_road.scenario import find_config
+    suffix = args.out.suffix.lower().lstrip('.')
+    if args.format and suffix != args.format:
+        raise OutputError(f"--out {args.out}: the file name ends in '.{suffix}' but --format is "
+                          f"{args.format}; name it {args.out.stem}.{args.format}")
+    if not args.format and suffix not in ('svg', 'pdf'):
+        raise OutputError(f"--out {args.out}: unknown format '.{suffix}': give a file name ending in .svg "
+                          "or .pdf (or --format)")
+    check_out_file(args.out)
     road_map = load_map(find_config('maps', args.map))
     try:
         files = export_map(road_map, args.out, args.format, args.page)

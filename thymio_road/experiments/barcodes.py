@@ -20,9 +20,12 @@ import yaml
 from thymio_road.sim import robot_model as rm
 from thymio_road.map.barcode import BARCODE_BITS, BIT_LENGTH
 from thymio_road.experiments.barcode_scores import ReadScore, score
+from thymio_road.map.validation import arg_float, arg_int, show
 
 ROBOT = 'thymio1'
 SPEED_HIGH = 410
+#: Speeds the experiments accept: below 50 units a lap takes simulated hours; 500 is the motors' top.
+MIN_SPEED, MAX_SPEED = 50, rm.MOTOR_UNITS_MAX
 
 
 # --- theory (report §5, equations 2-4) -------------------------------------------------------------
@@ -331,24 +334,27 @@ def register(sub: Any) -> None:
     parser = sub.add_parser('barcodes', help="rerun the report's barcode-reading experiments")
     commands = parser.add_subparsers(metavar='EXPERIMENT')
     sweep = commands.add_parser('sweep', help='read success against speed (Fig. 8)')
-    sweep.add_argument('--speeds', default='100:500:10', help='START:STOP:STEP or a comma list')
-    sweep.add_argument('--laps', type=float, default=1.0, help='laps per speed (10 barcodes a lap)')
-    sweep.add_argument('--nominal-laps', type=float, default=12.0,
+    speeds = _number_list(MIN_SPEED, MAX_SPEED, integer=True)
+    laps = arg_float(0, 1000, low_open=True)
+    sweep.add_argument('--speeds', type=speeds, default='100:500:10', help='START:STOP:STEP or a comma list')
+    sweep.add_argument('--laps', type=laps, default=1.0, help='laps per speed (10 barcodes a lap)')
+    sweep.add_argument('--nominal-laps', type=arg_float(0, 1000), default=12.0,
                        help='laps at each of 150, 260, 410 for the trigger/decode rates (0: skip)')
     sweep.set_defaults(func=_cmd_sweep)
     turn = commands.add_parser('after-turn', help='read success against distance after a turn (Figs. 13/15)')
-    turn.add_argument('--distances', default='0,1,2,3,4,5,6,8', help='cm after the end of the turn')
-    turn.add_argument('--speeds', default='150,260')
-    turn.add_argument('--laps', type=float, default=6.0, help='laps per point (4 barcodes a lap)')
+    turn.add_argument('--distances', type=_number_list(0, 50), default='0,1,2,3,4,5,6,8',
+                      help='cm after the end of the turn')
+    turn.add_argument('--speeds', type=speeds, default='150,260')
+    turn.add_argument('--laps', type=laps, default=6.0, help='laps per point (4 barcodes a lap)')
     turn.set_defaults(func=_cmd_after_turn)
     false = commands.add_parser('false-triggers', help='triggers on sharp right turns (§9)')
-    false.add_argument('--speed', type=int, default=150)
-    false.add_argument('--laps', type=float, default=5.0)
-    false.add_argument('--robots', type=int, default=5, help='robots with different grey references')
+    false.add_argument('--speed', type=arg_int(MIN_SPEED, MAX_SPEED), default=150)
+    false.add_argument('--laps', type=laps, default=5.0)
+    false.add_argument('--robots', type=arg_int(1, 100), default=5, help='robots with different grey references')
     false.set_defaults(func=_cmd_false)
     for p in (sweep, turn, false):
         p.add_argument('--out', type=Path, default=Path('runs/barcodes'))
-        p.add_argument('--seed', type=int, default=1)
+        p.add_argument('--seed', type=arg_int(0, 2 ** 31 - 1), default=1)
 
 
 def _numbers(text: str) -> list[float]:
@@ -359,8 +365,37 @@ def _numbers(text: str) -> list[float]:
     return [float(v) for v in text.split(',') if v.strip()]
 
 
+#: The most points one list option may ask for (each is a simulated run).
+MAX_POINTS = 1000
+
+
+def _number_list(low: float, high: float, integer: bool = False) -> Any:
+    """An argparse type for START:STOP:STEP or a comma list, every value in [low, high]."""
+    def parse(text: str) -> list[float]:
+        form = 'START:STOP:STEP (STEP > 0, STOP >= START) or a comma list'
+        try:
+            if ':' in text:
+                start, stop, step = (float(v) for v in text.split(':'))
+                if not step > 0 or stop < start or (stop - start) / step >= MAX_POINTS:
+                    raise ValueError
+            values = _numbers(text)
+        except (ValueError, OverflowError):
+            raise argparse.ArgumentTypeError(f'must be {form}, got {show(text)}') from None
+        if not values or len(values) > MAX_POINTS:
+            raise argparse.ArgumentTypeError(f'must give 1..{MAX_POINTS} values, got {show(text)}')
+        bad = [v for v in values if not (math.isfinite(v) and low <= v <= high)
+               or (integer and v != int(v))]
+        if bad:
+            kind = 'integers' if integer else 'numbers'
+            raise argparse.ArgumentTypeError(f'values must be {kind} in {low:g}..{high:g}, got {bad[0]:g} '
+                                             f'in {show(text)}')
+        return values
+    parse.__name__ = 'list'
+    return parse
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    rows = speed_sweep(args.out, [int(v) for v in _numbers(args.speeds)], args.laps, args.seed)
+    rows = speed_sweep(args.out, [int(v) for v in args.speeds], args.laps, args.seed)
     windows = measured_windows(rows)
     (args.out / 'speed_sweep_windows.json').write_text(json.dumps(windows, indent=2) + '\n')
     for w in windows:
@@ -373,7 +408,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_after_turn(args: argparse.Namespace) -> int:
-    rows = after_turn(args.out, _numbers(args.distances), [int(v) for v in _numbers(args.speeds)],
+    rows = after_turn(args.out, args.distances, [int(v) for v in args.speeds],
                       args.laps, args.seed)
     for r in rows:
         print(f"speed {r['speed']}, {r['distance_cm']:g} cm: {100 * r['success_rate']:.0f} % "

@@ -7,21 +7,29 @@ checks of :mod:`thymio_road.map.checks` (the road graph and the traffic lights).
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from thymio_road.map.barcode import BARCODE_BITS, DEFAULT_GAP, DEFAULT_WIDTH, RIGHT_SENSOR_OFFSET, Barcode
-from thymio_road.map.checks import check_network
+from thymio_road.map.checks import check_crossings, check_network
 from thymio_road.map.dubins import dubins
 from thymio_road.map.geometry import Arc, Piece, Straight, wrap_angle
 from thymio_road.map.intersections import ROAD_WIDTH, Generated, branching, crossroad, location, roundabout
 from thymio_road.map.road_map import MAX_RESOLUTION, MapError, Road, RoadMap
-from thymio_road.map.validation import Fields, load_yaml
+from thymio_road.map.validation import Fields, load_yaml, show
 
 #: A closed road must end where it starts, within these tolerances.
 CLOSE_TOLERANCE = 0.001
 CLOSE_ANGLE_TOLERANCE = math.radians(0.5)
+#: Largest raster a map may need: 10 × 10 m at 1 mm. A run holds about 20 bytes per pixel (grey,
+#: road and barcode indices, the sensors' blurred response; measured: 0.76 GB for the final
+#: map's 38 Mpx), so this is about 2 GB.
+MAX_RASTER_PIXELS = 100_000_000
+#: Longest straight and largest arc radius: a 50 × 50 m sheet holds nothing longer.
+MAX_PIECE = 100.0
+RASTER_BYTES_PER_PIXEL = 20
 
 
 def load_map(path: str | Path) -> RoadMap:
@@ -47,6 +55,7 @@ def parse_map(data: Any, source: str) -> RoadMap:
     width, height = _size(size, top)
     if not 0 < resolution <= MAX_RESOLUTION:
         top.fail('resolution', f'must be in (0, {MAX_RESOLUTION}] m per pixel, got {resolution}')
+    _check_raster(width, height, resolution, top)
     if not 0.005 <= road_width <= 0.2:
         top.fail('road_width', f'must be between 0.005 and 0.2 m, got {road_width}')
     if not roads_data:
@@ -61,11 +70,15 @@ def parse_map(data: Any, source: str) -> RoadMap:
 
     # Intersections standing on their own come first: roads may start or end at their arms.
     parsed = [_parse_element(d, source, i) for i, d in enumerate(elements)]
+    _check_unique_numbers(parsed, source)
     generated = Generated()
+    #: Road id → the intersection that generated it (its roads may meet: check_crossings).
+    owners: dict[str, str] = {}
     for i, (kind, where, params) in enumerate(parsed):
         if kind in ('roundabout', 'crossroad'):
-            generated.extend(_generate(where, source, {'roundabout': roundabout, 'crossroad': crossroad}[kind],
-                                       **params))
+            made = _generate(where, source, {'roundabout': roundabout, 'crossroad': crossroad}[kind], **params)
+            owners.update({r['id']: where for r in made.roads})
+            generated.extend(made)
     for road_data in generated.roads:
         add(_parse_road(road_data, source, f"{where} road '{road_data['id']}'", road_width, {}), where)
     for i, road_data in enumerate(roads_data):
@@ -76,6 +89,7 @@ def parse_map(data: Any, source: str) -> RoadMap:
             continue
         extra = _generate(where, source, {'location': location, 'branching': branching}[kind],
                           **_road_poses(params, roads, source, where))
+        owners.update({r['id']: where for r in extra.roads})
         for road_data in extra.roads:
             add(_parse_road(road_data, source, f"{where} road '{road_data['id']}'", road_width, {}), where)
         generated.extend(extra)
@@ -92,6 +106,7 @@ def parse_map(data: Any, source: str) -> RoadMap:
     for i, road in enumerate(road_map.roads):
         _check_inside(road_map, road, i)
     _check_barcodes(road_map)
+    check_crossings(road_map, owners)
     check_network(road_map)
     return road_map
 
@@ -163,11 +178,33 @@ def _check_barcodes(road_map: RoadMap) -> None:
 
 def _size(size: list, top: Fields) -> tuple[float, float]:
     if len(size) != 2 or not all(_is_number(v) for v in size):
-        top.fail('size', f'must be [width, height] in metres, got {size!r}')
+        top.fail('size', f'must be [width, height] in metres, got {show(size)}')
     width, height = float(size[0]), float(size[1])
     if width <= 0 or height <= 0 or width > 50 or height > 50:
-        top.fail('size', f'width and height must be in (0, 50] m, got {size!r}')
+        top.fail('size', f'width and height must be in (0, 50] m, got {show(size)}')
     return width, height
+
+
+def _check_raster(width: float, height: float, resolution: float, top: Fields) -> None:
+    """Refuse a raster that would not fit in memory before anything is allocated."""
+    rows, cols = round(height / resolution), round(width / resolution)
+    pixels = rows * cols
+    if pixels <= MAX_RASTER_PIXELS:
+        return
+    gb = pixels * RASTER_BYTES_PER_PIXEL / 1e9
+    limit_gb = MAX_RASTER_PIXELS * RASTER_BYTES_PER_PIXEL / 1e9
+    finest = math.sqrt(width * height / MAX_RASTER_PIXELS)
+    field = 'resolution' if finest <= MAX_RESOLUTION else 'size'
+    if finest <= MAX_RESOLUTION:
+        fits = f'with this size, a resolution of {finest:.2g} m ({finest * 1000:.2f} mm) or coarser fits'
+    else:
+        side = math.sqrt(MAX_RASTER_PIXELS) * MAX_RESOLUTION
+        fits = (f'at {MAX_RESOLUTION * 1000:g} mm a sheet of at most {MAX_RASTER_PIXELS * MAX_RESOLUTION ** 2:g} m² '
+                f'fits (e.g. {side:g} × {side:g} m)')
+    top.fail(field, f'a {width:g} × {height:g} m sheet at {resolution:g} m per pixel is a '
+                     f'{cols} × {rows} raster: {pixels:.3g} pixels, about {gb:.3g} GB in memory '
+                     f'({RASTER_BYTES_PER_PIXEL} bytes per pixel); the limit is {MAX_RASTER_PIXELS:.3g} '
+                     f'pixels ({limit_gb:g} GB): {fits}')
 
 
 def _is_number(v: Any) -> bool:
@@ -197,7 +234,7 @@ def _parse_road(data: Any, source: str, where: str, width: float,
     if start is None:
         f.fail(None, "needs 'start: [x, y, heading_deg]' or 'from: <intersection arm>'")
     if len(start) != 3 or not all(_is_number(v) for v in start):
-        f.fail('start', f'must be [x, y, heading_deg], got {start!r}')
+        f.fail('start', f'must be [x, y, heading_deg], got {show(start)}')
     if not pieces_data and not target:
         f.fail('pieces', "must list at least one piece (or give 'to')")
     x, y, heading = float(start[0]), float(start[1]), math.radians(float(start[2]))
@@ -228,6 +265,9 @@ def _parse_road(data: Any, source: str, where: str, width: float,
     return road
 
 
+#: Intersection ids: they become parts of ROS names (a traffic light's namespace /light_<id>).
+_ID = re.compile(r'[A-Za-z][A-Za-z0-9_]*')
+
 _ELEMENTS = {
     'roundabout': {'id': str, 'center': list, 'arms': list, 'heading_deg': float, 'radius': float,
                    'stub': float},
@@ -245,7 +285,7 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
     """One `intersections:` entry: {kind: {fields}} → (kind, context for errors, parameters)."""
     if not isinstance(data, dict) or len(data) != 1 or next(iter(data)) not in _ELEMENTS:
         raise MapError(f'{source}: intersections[{i}]: must be one of '
-                       f"{{{' | '.join(_ELEMENTS)}: {{...}}}}, got {data!r}")
+                       f"{{{' | '.join(_ELEMENTS)}: {{...}}}}, got {show(data)}")
     (kind, value), = data.items()
     f = Fields(value, source, f'intersections[{i}] {kind}', MapError)
     params = {}
@@ -253,17 +293,20 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
         params[key] = f.require(key, kind_of) if key in _REQUIRED[kind] else f.optional(key, kind_of, None)
     f.context = f"intersections[{i}] {kind} '{params['id']}'"
     f.done()
+    if not _ID.fullmatch(params['id']):
+        f.fail('id', f"must be a letter, then letters, digits or _ (it names ROS namespaces such as "
+                     f"/light_<id>), got {show(params['id'])}")
     params = {k: v for k, v in params.items() if v is not None}
     if kind in ('roundabout', 'crossroad'):
         centre = params.pop('center')
         if len(centre) != 2 or not all(_is_number(v) for v in centre):
-            f.fail('center', f'must be [x, y], got {centre!r}')
+            f.fail('center', f'must be [x, y], got {show(centre)}')
         params['centre'] = (float(centre[0]), float(centre[1]))
         arms = params['arms']
         wanted = 'four' if kind == 'crossroad' else 'at least two'
         if (len(arms) != 4 if kind == 'crossroad' else len(arms) < 2) or \
                 not all(isinstance(a, str) for a in arms) or len(set(arms)) != len(arms):
-            f.fail('arms', f"must name {wanted} distinct arms, got {arms!r}")
+            f.fail('arms', f"must name {wanted} distinct arms, got {show(arms)}")
         params['heading'] = math.radians(params.pop('heading_deg', 0.0))
         params['rid' if kind == 'roundabout' else 'cid'] = params.pop('id')
     elif kind == 'location':
@@ -273,6 +316,19 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
     else:
         params['bid'] = params.pop('id')
     return kind, f.context, params
+
+
+def _check_unique_numbers(parsed: list[tuple[str, str, dict]], source: str) -> None:
+    """A location is named by its number's barcode: two with one number are one place to a robot."""
+    seen: dict[int, str] = {}
+    for kind, where, params in parsed:
+        if kind != 'location':
+            continue
+        number = params['number']
+        if number in seen:
+            raise MapError(f'{source}: {where}.number: location number {number} is already '
+                           f'{seen[number]} (each location needs its own number 1..7)')
+        seen[number] = where
 
 
 def _generate(where: str, source: str, generator: Any, **params: Any) -> Generated:
@@ -304,18 +360,21 @@ def _parse_piece(data: Any, source: str, ctx: str, x: float, y: float, heading: 
                  width: float) -> Piece:
     if not isinstance(data, dict) or len(data) != 1:
         raise MapError(f'{source}: {ctx}: a piece is one of {{straight: LENGTH}} or '
-                       f'{{arc: {{radius: R, angle_deg: A}}}}, got {data!r}')
+                       f'{{arc: {{radius: R, angle_deg: A}}}}, got {show(data)}')
     (kind, value), = data.items()
     if kind == 'straight':
-        if not _is_number(value) or value <= 0:
-            raise MapError(f'{source}: {ctx}: straight length must be a positive number of metres, '
-                           f'got {value!r}')
+        if not _is_number(value) or not 0 < value <= MAX_PIECE:
+            raise MapError(f'{source}: {ctx}: straight length must be a number of metres in (0, {MAX_PIECE:g}] '
+                           '(no sheet is larger), '
+                           f'got {show(value)}')
         return Straight(x, y, heading, float(value))
     if kind == 'arc':
         f = Fields(value, source, ctx + ' arc', MapError)
         radius = f.require('radius', float)
         angle = f.require('angle_deg', float)
         f.done()
+        if radius > MAX_PIECE:
+            f.fail('radius', f'must be at most {MAX_PIECE:g} m (no sheet is larger), got {radius}')
         if radius < width / 2 + 0.005:
             f.fail('radius', f'must leave the inner edge of the road a radius of at least 5 mm '
                              f'(> {width / 2 + 0.005:.3f} m), got {radius}')

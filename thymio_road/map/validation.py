@@ -1,7 +1,15 @@
-"""Strict reading of YAML configuration: every error names the file, the element and the value."""
+"""Strict reading of YAML configuration: every error names the file, the element and the value.
+
+Configuration files come from users, so reading one is bounded: its size in bytes, the number of
+YAML nodes once aliases are expanded (a "billion laughs" file is a few hundred bytes and expands
+to 10^9 nodes), and the length of any value quoted back in an error message.
+"""
 from __future__ import annotations
 
+import argparse
 import math
+import re
+import reprlib
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -9,24 +17,107 @@ import yaml
 
 T = TypeVar('T')
 
+#: Largest configuration file read (the shipped maps and scenarios are under 5 kB).
+MAX_YAML_BYTES = 1_000_000
+#: Most YAML nodes a file may hold once its aliases are expanded (the final map has about 1500).
+MAX_YAML_NODES = 100_000
+
+
+#: Limits of a scenario, and of the CLI options that override it (here, at the bottom, so that
+#: the command line can check its flags without importing the simulation).
+MAX_ROBOTS = 1000
+MAX_DURATION = 7 * 24 * 3600.0
+#: Seeds are non-negative: numpy refuses negative ones, and a node's seed parameter -1 means
+#: "the scenario's" (scenario_of_node).
+MAX_SEED = 2 ** 31 - 1
+
 
 class ConfigError(ValueError):
     """A configuration file (map, scenario, parameters) that cannot be used."""
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, plus YAML 1.2 floats without a dot (`1e9`, `2.5e-3`): YAML 1.1
+    reads those as strings, so `duration: 1e9` would be refused as "not a number"."""
+
+
+_Loader.add_implicit_resolver(
+    'tag:yaml.org,2002:float',
+    re.compile(r'^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$'),
+    list('-+.0123456789'))
+
+
 def load_yaml(path: Path, error: type[ConfigError] = ConfigError) -> Any:
-    """Parse a YAML file, turning I/O and syntax problems into `error` with the file's name."""
+    """Parse a YAML file, turning I/O, encoding, syntax and size problems into `error` with the
+    file's name."""
+    path = Path(path)
     try:
-        text = path.read_text()
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES:
+            raise error(f'{path}: the file has {size} bytes, more than the {MAX_YAML_BYTES} a '
+                        'configuration file may have')
+        raw = path.read_bytes()
     except OSError as exc:
         raise error(f'{path}: cannot read: {exc.strerror or exc}') from None
     try:
-        return yaml.safe_load(text)
+        text = raw.decode('utf-8')
+    except UnicodeDecodeError as exc:
+        raise error(f'{path}: not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}') from None
+    return parse_yaml(text, str(path), error)
+
+
+def parse_yaml(text: str, source: str, error: type[ConfigError] = ConfigError) -> Any:
+    """Parse YAML text from `source`; the expanded node count is checked before any object is
+    built, so an alias bomb is refused in milliseconds."""
+    if len(text) > MAX_YAML_BYTES:
+        raise error(f'{source}: {len(text)} characters, more than the {MAX_YAML_BYTES} a '
+                    'configuration may have')
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        count = _expanded_nodes(node, {}, set())
+        if count > MAX_YAML_NODES:
+            raise error(f'{source}: its aliases expand to more than {MAX_YAML_NODES} YAML nodes '
+                        '(each alias counts as a copy); write the values out or use fewer aliases')
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, 'problem_mark', None)
         where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark else ''
         problem = getattr(exc, 'problem', None) or str(exc)
-        raise error(f'{path}: not valid YAML{where}: {problem}') from None
+        raise error(f'{source}: not valid YAML{where}: {_cut(problem)}') from None
+    except RecursionError:
+        raise error(f'{source}: nested too deeply to read') from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise error(f'{source}: a value cannot be read: {_cut(str(exc))}') from None
+    finally:
+        loader.dispose()
+
+
+def _expanded_nodes(node: yaml.Node, counts: dict[int, int], open_: set[int]) -> int:
+    """Nodes under `node` with every alias expanded, counted on the shared node graph (each node
+    once), stopping as soon as the count passes the limit."""
+    key = id(node)
+    if key in counts:
+        return counts[key]
+    if key in open_:
+        raise yaml.YAMLError('an alias refers to its own anchor (a recursive structure)')
+    open_.add(key)
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        children = node.value
+    elif isinstance(node, yaml.MappingNode):
+        children = [n for pair in node.value for n in pair]
+    else:
+        children = []
+    for child in children:
+        total += _expanded_nodes(child, counts, open_)
+        if total > MAX_YAML_NODES:
+            break
+    open_.discard(key)
+    counts[key] = total
+    return total
 
 
 _TYPE_NAMES = {str: 'a string', float: 'a number', int: 'an integer', bool: 'true or false',
@@ -77,9 +168,59 @@ class Fields:
     def done(self) -> None:
         unknown = sorted(set(map(str, self.data)) - self.seen)
         if unknown:
-            self.fail(None, f"unknown field '{unknown[0]}' (known: {', '.join(sorted(self.seen))})")
+            self.fail(None, f"unknown field {show(unknown[0])} (known: {', '.join(sorted(self.seen))})")
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + '...'
+class _Repr(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        # repr() of an int of more than 4300 digits raises ValueError.
+        return super().repr_int(x, level) if x.bit_length() <= 128 else f'<integer of {x.bit_length()} bits>'
+
+
+_REPR = _Repr()
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple = 3, 4, 6, 6
+_REPR.maxstring, _REPR.maxother = 50, 50
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A value for an error message, cut before it is rendered: a huge structure is never
+    rendered whole (reprlib stops at a few items and levels)."""
+    return _cut(_REPR.repr(value), limit)
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + '...'
+
+
+_show = show
+
+
+def arg_int(low: int, high: int) -> Any:
+    """An argparse type for an integer in [low, high]. argparse names the flag; the message never
+    names this function (a ValueError would print "invalid <function name> value")."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f'must be an integer in {low}..{high}, got {show(text)}') from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f'must be an integer in {low}..{high}, got {show(text)}')
+        return value
+    parse.__name__ = 'integer'
+    return parse
+
+
+def arg_float(low: float, high: float, low_open: bool = False) -> Any:
+    """An argparse type for a finite number in [low, high] (or (low, high] when `low_open`)."""
+    span = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (low < value if low_open else low <= value) and value <= high):
+            raise argparse.ArgumentTypeError(f'must be a number in {span}, got {show(text)}')
+        return value
+    parse.__name__ = 'number'
+    return parse

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-import yaml
-
+from thymio_road.map.validation import ConfigError, load_yaml, show
 from thymio_road.ros.rviz_config import rviz_config_path
 from thymio_road.scenario import NodeSpec, Scenario, load_scenario, node_specs, robot_specs
 
@@ -118,17 +117,18 @@ def load_calibration(path: str | Path | None) -> dict[str, dict[str, Any]]:
         return {}
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise LaunchArgumentError(f'launch argument calibration:={str(path)!r}: cannot read: {exc}') from None
+        data = load_yaml(path)  # bounded: size, aliases, encoding
+    except ConfigError as exc:
+        problem = str(exc).removeprefix(f'{path}: ')
+        raise LaunchArgumentError(f'launch argument calibration:={str(path)!r}: {problem}') from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise LaunchArgumentError(f'{path}: must map robot names to calibrations, got {data!r}')
+        raise LaunchArgumentError(f'{path}: must map robot names to calibrations, got {show(data)}')
     out: dict[str, dict[str, Any]] = {}
     for robot, entry in data.items():
         if not isinstance(entry, dict):
-            raise LaunchArgumentError(f'{path}: {robot}: must be a mapping, got {entry!r}')
+            raise LaunchArgumentError(f'{path}: {robot}: must be a mapping, got {show(entry)}')
         for key, value in entry.items():
             kind = CALIBRATION_FIELDS.get(key)
             if kind is None:

@@ -1,0 +1,293 @@
+"""Bad inputs, as a new user types them, are refused cleanly through the real `thymio-road` command.
+
+Each case runs `python -m thymio_road.cli ...` in a fresh folder and must: exit with code 2; say
+on stderr which file, field and value (or which flag and value) is wrong; print no traceback;
+and leave every file in the folder as it was (nothing written, nothing overwritten). Every case
+is refused before any simulation runs, so the whole file takes well under a minute.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from thymio_road.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+OVAL = {'name': 'mine', 'map': 'oval', 'duration': 5.0, 'seed': 1, 'robots': {'count': 2, 'road': 'loop'}}
+ROAD = {'id': 'a', 'start': [0.2, 0.2, 0], 'pieces': [{'straight': 0.5}]}
+
+
+def scenario(**changes) -> str:
+    data = {**OVAL, **changes}
+    return yaml.safe_dump({k: v for k, v in data.items() if v is not None})
+
+
+def robots(**changes) -> str:
+    return scenario(robots={**OVAL['robots'], **changes})
+
+
+def a_map(**changes) -> str:
+    return yaml.safe_dump({'size': [1.0, 1.0], 'roads': [ROAD], **changes})
+
+
+BOMB = ''.join(f'{k}: &{k} [' + ', '.join([f'*{p}'] * 9 if p else ['"lol"'] * 9) + ']\n'
+               for p, k in zip([None, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], 'abcdefghi'))
+#: Two roads that cross in an X in the middle of both, with no intersection.
+CROSSING = a_map(size=[1.0, 1.0], roads=[
+    {'id': 'a', 'start': [0.1, 0.5, 0], 'pieces': [{'straight': 0.8}]},
+    {'id': 'b', 'start': [0.5, 0.1, 90], 'pieces': [{'straight': 0.8}]}])
+TWO_LOCATIONS = yaml.safe_dump({
+    'size': [2.2, 1.4],
+    'intersections': [{'location': {'id': 'L1', 'number': 2, 'road': 'loop', 'at': 0.5}},
+                      {'location': {'id': 'L2', 'number': 2, 'road': 'loop', 'at': 3.0}}],
+    'roads': [{'id': 'loop', 'start': [0.6, 0.25, 0], 'closed': True, 'pieces': [
+        {'straight': 1.0}, {'arc': {'radius': 0.45, 'angle_deg': 180}}, {'straight': 1.0},
+        {'arc': {'radius': 0.45, 'angle_deg': 180}}]}],
+    'barcodes': [{'road': 'loop', 'at': 0.2, 'code': 6}, {'road': 'loop', 'at': 2.7, 'code': 6}]})
+
+RUN = ['run', '--no-record', '--no-picture', '--quiet', '--out', 'out']
+# (id, arguments, files to create, what stderr must say). Paths are relative to the case folder.
+CASES = [
+    # --- seeds: negative ones meant "the scenario's" inside the nodes
+    ('seed-flag-negative', RUN + ['--seed', '-7'], {}, ['--seed', "'-7'"]),
+    ('seed-flag-word', RUN + ['--seed', 'one'], {}, ['--seed', "'one'"]),
+    ('seed-file-negative', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario(seed=-1)},
+     ['s.yaml', 'scenario.seed', '-1']),
+    ('seed-calibrating', ['run', '--scenario', 'simple', '--seed', '-1'], {}, ['--seed', "'-1'"]),
+    ('calibrate-seed', ['calibrate', '--seed', '-1', '--out', 'c.yaml'], {}, ['--seed', "'-1'"]),
+    # --- names that become ROS names
+    ('name-prefix-slash', RUN + ['--scenario', 's.yaml'], {'s.yaml': robots(name_prefix='my robot/')},
+     ['s.yaml', 'scenario.robots.name_prefix', "'my robot/'"]),
+    ('name-prefix-digit', RUN + ['--scenario', 's.yaml'], {'s.yaml': robots(name_prefix='1bot')},
+     ['s.yaml', 'scenario.robots.name_prefix', "'1bot'"]),
+    ('intersection-id', ['map', 'check', 'm.yaml'],
+     {'m.yaml': TWO_LOCATIONS.replace('id: L1', "id: 'L 1'")}, ['m.yaml', 'id', "'L 1'"]),
+    # --- map rules
+    ('roads-cross', ['map', 'check', 'm.yaml'], {'m.yaml': CROSSING},
+     ['m.yaml', "roads 'a' and 'b' cross", 'no intersection']),
+    ('location-number-twice', ['map', 'check', 'm.yaml'], {'m.yaml': TWO_LOCATIONS},
+     ['m.yaml', "location 'L2'", 'number', 'location number 2 is already']),
+    ('start-beyond-road', RUN + ['--scenario', 's.yaml'], {'s.yaml': robots(start=50)},
+     ['s.yaml', 'scenario.robots.start', '50']),
+    ('start-negative', RUN + ['--scenario', 's.yaml'], {'s.yaml': robots(start=-2)},
+     ['s.yaml', 'scenario.robots.start', '-2']),
+    ('mission-nowhere', RUN + ['--scenario', 's.yaml'],
+     {'s.yaml': scenario(map='simple', robots={'count': 1, 'road': 'outer', 'missions': {'thymio1': [1, 4]}})},
+     ['s.yaml', 'scenario.robots.missions.thymio1', 'no location 4', 'locations: 1']),
+    ('mission-no-such-robot', RUN + ['--scenario', 's.yaml'],
+     {'s.yaml': scenario(map='simple', robots={'count': 1, 'road': 'outer', 'missions': {'thymio7': [1]}})},
+     ['s.yaml', 'scenario.robots.missions', "'thymio7'"]),
+    # --- numbers
+    ('duration-1e9', RUN + ['--scenario', 's.yaml'], {'s.yaml': 'name: d\nmap: oval\nduration: 1e9\n'
+                                                                'robots: {road: loop}\n'},
+     ['s.yaml', 'scenario.duration', '1000000000']),
+    ('duration-nan', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario().replace('duration: 5.0', 'duration: .nan')},
+     ['s.yaml', 'scenario.duration', 'nan']),
+    ('duration-flag', RUN + ['--duration', '1e9'], {}, ['--duration', "'1e9'"]),
+    ('duration-flag-nan', RUN + ['--duration', 'nan'], {}, ['--duration', "'nan'"]),
+    ('robots-flag-word', RUN + ['--robots', 'abc'], {}, ['--robots', "'abc'"]),
+    ('robots-flag-zero', RUN + ['--robots', '0'], {}, ['--robots', "'0'"]),
+    ('robots-flag-too-many', RUN + ['--robots', '100'], {}, ['--robots 100', 'do not fit', 'at most 24']),
+    ('robots-count-file', RUN + ['--scenario', 's.yaml'], {'s.yaml': robots(count=5000)},
+     ['s.yaml', 'scenario.robots.count', '5000']),
+    ('robots-unknown-road', RUN + ['--scenario', 's.yaml'], {'s.yaml': robots(road='ring')},
+     ['s.yaml', 'scenario.robots.road', "'ring'"]),
+    ('controller-unknown', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario(controller={'sped': 100})},
+     ['s.yaml', 'scenario.controller', "'sped'"]),
+    ('map-resolution-tiny', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(resolution=1e-7)},
+     ['m.yaml', 'map.resolution', '1e-07', 'pixels', 'GB', 'or coarser fits']),
+    ('map-50m', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size=[50, 50])},
+     ['m.yaml', 'map.size', '50 × 50', '2.5e+09 pixels', '50 GB', '10 × 10 m']),
+    ('map-straight-huge', ['map', 'check', 'm.yaml'],
+     {'m.yaml': a_map(roads=[{**ROAD, 'pieces': [{'straight': 1e300}]}])}, ['m.yaml', "roads[0] 'a' pieces[0]", '1e+300']),
+    ('scenario-name-slash', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario(name='a/b')},
+     ['s.yaml', 'scenario.name', "'a/b'"]),
+    ('map-size-word', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size='big')},
+     ['m.yaml', 'map.size', "'big'"]),
+    # --- files
+    ('scenario-missing-map', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario(map='nowhere.yaml')},
+     ['s.yaml', 'scenario.map', 'nowhere.yaml']),
+    ('scenario-unknown-name', RUN + ['--scenario', 'ovall'], {}, ["no scenario named 'ovall'", 'oval']),
+    ('calibration-not-mapping', RUN + ['--scenario', 's.yaml'],
+     {'s.yaml': robots(calibration='cal.yaml'), 'cal.yaml': 'thymio1: 5\n'}, ['cal.yaml', 'thymio1', '5']),
+    ('calibration-unknown-param', RUN + ['--scenario', 's.yaml'],
+     {'s.yaml': robots(calibration='cal.yaml'), 'cal.yaml': 'thymio1: {speed_factr: 1.0}\n'},
+     ['cal.yaml', 'thymio1', "'speed_factr'"]),
+    ('not-utf8', RUN + ['--scenario', 's.yaml'], {'s.yaml': b'name: caf\xe9\nmap: oval\n'},
+     ['s.yaml', 'not UTF-8', '0xe9']),
+    ('yaml-syntax', RUN + ['--scenario', 's.yaml'], {'s.yaml': 'name: [oops\n'}, ['s.yaml', 'not valid YAML', 'line']),
+    ('yaml-empty', RUN + ['--scenario', 's.yaml'], {'s.yaml': ''}, ['s.yaml', 'scenario', 'must be a mapping, got None']),
+    ('yaml-list', RUN + ['--scenario', 's.yaml'], {'s.yaml': '- 1\n- 2\n'}, ['s.yaml', 'must be a mapping', '[1, 2]']),
+    ('yaml-huge-file', ['map', 'check', 'm.yaml'], {'m.yaml': '# ' + 'x' * 2_000_000 + '\n'},
+     ['m.yaml', '2000003 bytes', '1000000']),
+    ('yaml-deep', ['map', 'check', 'm.yaml'], {'m.yaml': '[' * 1200 + ']' * 1200}, ['m.yaml', 'nested too deeply']),
+    ('yaml-recursive-alias', RUN + ['--scenario', 's.yaml'], {'s.yaml': 'a: &a [*a]\n'}, ['s.yaml', 'its own anchor']),
+    ('yaml-bomb-scenario', RUN + ['--scenario', 's.yaml'], {'s.yaml': BOMB + scenario()},
+     ['s.yaml', 'aliases expand to more than 100000']),
+    ('yaml-bomb-map-size', ['map', 'check', 'm.yaml'], {'m.yaml': BOMB + a_map(size='*i')},
+     ['m.yaml', 'aliases expand to more than 100000']),
+    ('huge-key', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario() + 'x' * 1000 + ': 1\n'},
+     ['s.yaml', 'unknown field', "'xxxx"]),
+    ('huge-int', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario().replace('count: 2', 'count: [' + '9' * 5000 + ']')},
+     ['s.yaml', 'cannot be read']),
+    ('map-check-folder', ['map', 'check', 'sub'], {'sub/x': ''}, ['sub', 'cannot read']),
+    ('map-check-unknown-name', ['map', 'check', 'ovl'], {}, ["no map named 'ovl'", 'oval']),
+    # --- output paths: refused before anything runs
+    ('run-out-is-file', ['run', '--quiet', '--out', 'keep.txt'], {'keep.txt': 'mine'}, ['--out keep.txt', 'is a file']),
+    ('run-out-read-only', ['run', '--quiet', '--out', 'ro/run'], {}, ['--out ro/run', 'cannot write']),
+    ('run-out-too-long', ['run', '--quiet', '--out', 'r' * 300], {}, ['--out rrr', '300 bytes', '255']),
+    ('calibrate-out-folder', ['calibrate', '--out', 'sub'], {'sub/x': 'mine'}, ['--out sub', 'is a folder']),
+    ('calibrate-out-read-only', ['calibrate', '--out', 'ro/c.yaml'], {}, ['--out ro/c.yaml', 'cannot write']),
+    ('passages-out-read-only', ['passages', '--out', 'ro/p.json'], {}, ['--out ro/p.json', 'cannot write']),
+    ('analyze-out-read-only', ['analyze', 'bag', '--out', 'ro/report'], {'bag/x': ''}, ['--out ro/report', 'cannot write']),
+    ('render-out-read-only', ['render', 'bag', '--out', 'ro/run.gif'], {'bag/x': ''}, ['--out ro/run.gif', 'cannot write']),
+    ('export-out-read-only', ['map', 'export', 'oval', '--out', 'ro/oval.svg'], {}, ['--out ro/oval.svg', 'cannot write']),
+    ('export-format-mismatch', ['map', 'export', 'oval', '--format', 'pdf', '--out', 'x.svg'], {'x.svg': 'mine'},
+     ['--out x.svg', "'.svg'", 'pdf']),
+    ('export-no-suffix', ['map', 'export', 'oval', '--out', 'x'], {}, ['--out x', '.svg or .pdf']),
+    ('export-unknown-map', ['map', 'export', 'ovl', '--out', 'x.svg'], {}, ["no map named 'ovl'"]),
+    # --- other commands' numbers
+    ('render-speed-zero', ['render', 'bag', '--speed', '0'], {'bag/x': ''}, ['--speed', "'0'"]),
+    ('render-width-zero', ['render', 'bag', '--width', '0'], {'bag/x': ''}, ['--width', "'0'"]),
+    ('render-width-huge', ['render', 'bag', '--width', '100000'], {'bag/x': ''}, ['--width', "'100000'", '8000']),
+    ('render-fps-zero', ['render', 'bag', '--fps', '0'], {'bag/x': ''}, ['--fps', "'0'"]),
+    ('render-map-unknown', ['render', 'bag', '--map', 'ovl'], {'bag/x': ''}, ["no map named 'ovl'"]),
+    ('analyze-contact-negative', ['analyze', 'bag', '--contact-mm', '-1'], {'bag/x': ''}, ['--contact-mm', "'-1'"]),
+    ('sweep-step-zero', ['barcodes', 'sweep', '--speeds', '0:10:0'], {}, ['--speeds', "'0:10:0'"]),
+    ('sweep-speed-low', ['barcodes', 'sweep', '--speeds', '10,20'], {}, ['--speeds', '50..500', '10']),
+    ('sweep-laps-zero', ['barcodes', 'sweep', '--laps', '0'], {}, ['--laps', "'0'"]),
+    ('after-turn-distances', ['barcodes', 'after-turn', '--distances', 'a,b'], {}, ['--distances', "'a,b'"]),
+    ('swarmcom-repetitions', ['swarmcom', 'mobile', '--repetitions', '1'], {}, ['--repetitions', "'1'", '>= 2']),
+    ('swarmcom-group-of-one', ['swarmcom', 'mobile', '--robots', '0,1'], {}, ['--robots', "'0,1'", '2..16']),
+    ('swarmcom-distances-reversed', ['swarmcom', 'static', '--min-distance', '50', '--max-distance', '10'], {},
+     ['--min-distance 50', '--max-distance 10']),
+    ('swarmcom-step-zero', ['swarmcom', 'static', '--step', '0'], {}, ['--step', "'0'"]),
+    ('swarmcom-messages-word', ['swarmcom', 'static', '--messages', 'many'], {}, ['--messages', "'many'"]),
+]
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """A case folder with `ro/`, a folder nobody can write (root too: chattr +i where it works)."""
+    ro = tmp_path / 'ro'
+    ro.mkdir()
+    (ro / 'keep.txt').write_text('mine')
+    ro.chmod(0o555)
+    immutable = os.geteuid() == 0 and shutil.which('chattr') and \
+        subprocess.run(['chattr', '+i', str(ro)], capture_output=True).returncode == 0
+    try:
+        yield tmp_path
+    finally:
+        if immutable:
+            subprocess.run(['chattr', '-i', str(ro)], check=True)
+        ro.chmod(0o755)
+
+
+def _writable(path: Path) -> bool:
+    try:
+        (path / 'probe').touch()
+    except OSError:
+        return False
+    (path / 'probe').unlink()
+    return True
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob('*'))}
+
+
+@pytest.mark.parametrize('args, files, expected', [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_is_refused_cleanly(folder, args, files, expected):
+    if any('ro/' in a for a in args) and _writable(folder / 'ro'):
+        pytest.skip('cannot make a read-only folder here')
+    for name, content in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    before = _snapshot(folder)
+    proc = subprocess.run([sys.executable, '-m', 'thymio_road.cli', *args], cwd=folder, capture_output=True,
+                          text=True, timeout=60, env={**os.environ, 'PYTHONPATH': str(ROOT)})
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert 'Traceback' not in output
+    assert '_positive_int' not in output and 'invalid ' not in output  # no internal names
+    assert len(proc.stderr) < 2000  # values cut before they are rendered
+    for text in expected:
+        assert text in proc.stderr, f'{text!r} not in {proc.stderr!r}'
+    assert _snapshot(folder) == before  # nothing written, nothing overwritten
+
+
+def test_at_least_fifty_cases():
+    assert len(CASES) >= 50 and len({c[0] for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize('kind, text', [('scenario', BOMB + scenario()), ('map', BOMB + a_map(size='*i'))])
+def test_yaml_bomb_refused_fast_and_small(tmp_path, kind, text):
+    """A billion-laughs file is refused from its node count, before anything is built: measured in
+    a fresh process (peak of Python allocations while loading) with a generous bound on the time."""
+    path = tmp_path / f'{kind}.yaml'
+    path.write_text(text)
+    loader = ('from thymio_road.scenario import load_scenario as load' if kind == 'scenario'
+              else 'from thymio_road.map.loader import load_map as load')
+    code = f'''
+import sys, time, tracemalloc
+{loader}
+from thymio_road.map.validation import ConfigError
+tracemalloc.start()
+start = time.perf_counter()
+try:
+    load(sys.argv[1])
+except ConfigError as exc:
+    message = str(exc)
+seconds = time.perf_counter() - start
+print(seconds, tracemalloc.get_traced_memory()[1], len(message))
+'''
+    # tracemalloc, not ru_maxrss: a child started by vfork inherits the parent's peak through exec.
+    proc = subprocess.run([sys.executable, '-c', code, str(path)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, 'PYTHONPATH': str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    seconds, peak_bytes, message_length = proc.stdout.split()
+    assert float(seconds) < 1.0
+    assert int(peak_bytes) < 200e6
+    assert int(message_length) < 300
+
+
+def test_shipped_names_accepted_wherever_a_map_is_named(tmp_path, capsys):
+    assert main(['map', 'check', 'oval']) == 0
+    assert main(['map', 'export', 'oval', '--out', str(tmp_path / 'oval.svg')]) == 0
+    assert 'oval' in capsys.readouterr().out
+
+
+def test_full_disk_while_writing_is_a_clean_error(tmp_path, monkeypatch, capsys):
+    """ENOSPC from the writer: exit 2 naming the file, no traceback, the old file kept."""
+    import thymio_road.map.export as export
+    out = tmp_path / 'oval.svg'
+    out.write_text('previous')
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+    monkeypatch.setattr(export.Path, 'write_text', full)
+    assert main(['map', 'export', 'oval', '--out', str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f'error: {out}: No space left on device' in err
+    assert out.read_text() == 'previous'
+
+
+def test_yaml_1_2_floats_are_numbers(tmp_path):
+    from thymio_road.map.validation import load_yaml
+    path = tmp_path / 'f.yaml'
+    path.write_text('a: 1e9\nb: 2.5e-3\nc: -1E+2\nd: 1.0\ne: 12\nf: 1e\ng: e9\n')
+    assert load_yaml(path) == {'a': 1e9, 'b': 2.5e-3, 'c': -100.0, 'd': 1.0, 'e': 12, 'f': '1e', 'g': 'e9'}
+
+
+def test_shipped_maps_still_pass_the_crossing_and_number_rules():
+    from thymio_road.map.loader import load_map
+    for path in sorted((ROOT / 'config' / 'maps').glob('*.yaml')):
+        load_map(path)
