@@ -30,9 +30,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='thymio-road', description=__doc__)
+    parser.add_argument('--version', action='version', version=f'%(prog)s {_version()}')
     sub = parser.add_subparsers(metavar='COMMAND')
 
-    run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)')
+    run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)',
+                         description='Run a scenario\'s ROS 2 nodes in one process on simulated time, '
+                                     'faster than real time, without ROS. Writes <out>/bag/ (rosbag2, '
+                                     'MCAP, every topic), <out>/summary.json and <out>/trajectories.png. '
+                                     'Ctrl-C or SIGTERM stops the run, closes the bag and exits with 130. '
+                                     'The same scenario and seed give the same recording.')
     run.add_argument('--scenario', default=DEFAULT_SCENARIO,
                      help=f'shipped scenario name or a scenario file (default: {DEFAULT_SCENARIO})')
     run.add_argument('--robots', type=_positive_int, help='number of robots (default: the scenario\'s)')
@@ -41,23 +47,34 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--out', type=Path, help='output folder (default: runs/<scenario>-<time>)')
     run.add_argument('--no-record', action='store_true', help='do not write a rosbag')
     run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
-    run.add_argument('--quiet', action='store_true', help='no progress bar')
+    run.add_argument('--quiet', action='store_true', help='no progress (a bar on a terminal, else a line every 10 %% of the run)')
     run.set_defaults(func=cmd_run)
 
-    calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)")
-    calibrate.add_argument('--scenario', default=DEFAULT_SCENARIO)
-    calibrate.add_argument('--robots', type=_positive_int)
-    calibrate.add_argument('--seed', type=int)
+    calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)",
+                               description="The report's speed calibration (§10) on the scenario's "
+                                           'simulated robots: each counts events along a 60 cm strip; '
+                                           'the speed factor and wheel balance are written as YAML.')
+    calibrate.add_argument('--scenario', default=DEFAULT_SCENARIO,
+                           help=f'shipped scenario name or a scenario file whose robots are calibrated '
+                                f'(default: {DEFAULT_SCENARIO})')
+    calibrate.add_argument('--robots', type=_positive_int, help='number of robots (default: the scenario\'s)')
+    calibrate.add_argument('--seed', type=int, help='random seed of the robots\' wheel gains and noise '
+                                                    '(default: the scenario\'s)')
     calibrate.add_argument('--out', type=Path, required=True,
                            help='YAML file of per-robot overrides; name it in the scenario as '
                                 'robots: {calibration: FILE}')
     calibrate.set_defaults(func=cmd_calibrate)
 
     passages = sub.add_parser('passages', help='drive one robot and check every intersection passage '
-                                                 'ended on the branch it chose (ground truth)')
-    passages.add_argument('--scenario', default='simple')
-    passages.add_argument('--duration', type=_positive_float)
-    passages.add_argument('--seed', type=int)
+                                                 'ended on the branch it chose (ground truth)',
+                              description='One robot with random decisions; every intersection passage is '
+                                          'checked against ground truth and counted by kind and choice '
+                                          '(docs/intersections.md).')
+    passages.add_argument('--scenario', default='simple',
+                          help='shipped scenario name or a scenario file with intersections (default: simple)')
+    passages.add_argument('--duration', type=_positive_float,
+                          help='simulated seconds (default: the scenario\'s)')
+    passages.add_argument('--seed', type=int, help='random seed (default: the scenario\'s)')
     passages.add_argument('--out', type=Path, help='write the result as JSON to this file')
     passages.set_defaults(func=cmd_passages)
 
@@ -75,6 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
     from thymio_road.cli import tools as cli_tools; cli_tools.register(sub, map_sub)
     # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (setup.py), so --version matches what pip installed."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version('thymio_road')
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return 'unknown (not installed)'
 
 
 def _positive_int(text: str) -> int:

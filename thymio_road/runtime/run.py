@@ -22,6 +22,7 @@ from thymio_road.nodes.traffic_light_node import TrafficLightNode
 from thymio_road.nodes.world_node import WorldNode
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
+from thymio_road.runtime.progress import progress_reporter
 from thymio_road.runtime.recorder import BagRecorder
 from thymio_road.scenario import Scenario, laps, node_specs
 
@@ -121,7 +122,7 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
                     # Traffic measures (docs/traffic.md): throughput, contacts, merge conflicts.
                     from thymio_road.runtime.traffic_probe import TrafficProbe
                     probe = TrafficProbe(graph)
-                bar = _progress(scenario.duration, progress)
+                bar = progress_reporter(scenario.duration, progress)
                 wall0 = time.perf_counter()
                 try:
                     graph.run(scenario.duration, bar.update_to if bar else None)
@@ -179,15 +180,3 @@ def _summary(scenario: Scenario, graph: Graph, wall: float, interrupted: bool,
         'bag': {'path': 'bag', 'messages': dict(sorted(recorder.counts.items()))} if recorder else None,
     }
 
-
-def _progress(duration: float, enabled: bool) -> Any:
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    class Bar(tqdm):
-        def update_to(self, t: float) -> None:
-            self.update(round(t - self.n, 3))
-
-    return Bar(total=duration, unit='sim s', dynamic_ncols=True, disable=None,
-               bar_format='{l_bar}{bar}| {n:.0f}/{total:.0f} sim s [{elapsed}<{remaining}, {rate_fmt}]')
