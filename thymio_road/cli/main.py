@@ -129,7 +129,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                           picture=not args.no_picture)
     s = result.summary
     print(f'{"interrupted after" if result.interrupted else "simulated"} {s["simulated_s"]:.1f} s '
-          f'with {s["robots_count"]} robots in {s["wall_time_s"]:.1f} s '
+          f'with {s["robots_count"]} robot{"" if s["robots_count"] == 1 else "s"} in {s["wall_time_s"]:.1f} s '
           f'({s["real_time_factor"]}x real time)')
     for row in s['robots']:
         lap_text = f' ({row["laps"]:.2f} laps)' if row['laps'] is not None else ''

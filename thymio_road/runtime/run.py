@@ -143,10 +143,10 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress
         summary['traffic'] = probe.summary()
     (out / 'summary.json').write_text(json.dumps(summary, indent=2) + '\n')
     if picture:
-        from thymio_road.analysis.figures import plot_trajectories
+        from thymio_road.analysis.figures import plot_trajectories, run_title
         plot_trajectories(scenario.road_map, log.per_robot(), out / 'trajectories.png',
-                          f'{scenario.name}: {len(scenario.robots)} robots, '
-                          f'{summary["simulated_s"]:.0f} s simulated, seed {scenario.seed}')
+                          run_title(scenario.name, len(scenario.robots), summary['simulated_s'],
+                                    scenario.seed, interrupted))
     return RunResult(summary, out, interrupted)
 
 
