@@ -37,3 +37,24 @@ def test_title_grammar_and_interruption():
     assert run_title('oval', 1, 120.0, 1, False) == 'oval: 1 robot, 120 s simulated, seed 1'
     assert run_title('oval', 3, 120.0, 1, False).startswith('oval: 3 robots,')
     assert 'interrupted at 42 s' in run_title('final', 10, 41.7, 1, True)
+
+
+def test_an_interrupted_run_says_so_in_its_picture(tmp_path, monkeypatch):
+    from thymio_road.analysis import figures
+    from thymio_road.runtime import run
+    from thymio_road.scenario import load_scenario
+
+    class StopAt3:                       # Ctrl-C after 3 simulated seconds
+        def update_to(self, t):
+            if t >= 3:
+                raise KeyboardInterrupt
+
+        def close(self):
+            pass
+    drawn = []
+    real = figures.plot_trajectories
+    monkeypatch.setattr(run, 'progress_reporter', lambda duration, enabled: StopAt3())
+    monkeypatch.setattr(figures, 'plot_trajectories', lambda *a, **k: drawn.append(real(*a, **k)))
+    result = run.run_scenario(load_scenario('oval', robots=1, duration=20), tmp_path, record=False)
+    assert result.interrupted
+    assert drawn[0].title == 'oval: 1 robot, interrupted at 3 s, seed 1'
