@@ -246,7 +246,7 @@ def test_pdf_tiles_are_1_to_1_pieces_of_the_map(road_map, tmp_path):
     assert len(doc) == 1 + len(tiles)
     preview = doc[0]
     text = preview.get_textpage().get_text_range()
-    assert 'export_test' in text and f'{len(tiles)} A4 pages' in text
+    assert 'export_test' in text and f'{len(tiles)} A4 tile pages' in text
     grey = road_map.grey
     margin = 10.0
     for n in range(1, len(doc)):

@@ -425,7 +425,7 @@ def preview_page(road_map: RoadMap, layout: Layout, margin: float = MARGIN,
                            f"{bars} barcodes/marks", 10.0))
     count = layout.cols * layout.rows if tiles is None else len(tiles)
     blank = layout.cols * layout.rows - count
-    page.marks.append(Text(margin, ph - margin - 9, f'{count} {layout.page} pages '
+    page.marks.append(Text(margin, ph - margin - 9, f'{count} {layout.page} tile pages '
                            f'({layout.cols} columns x {layout.rows} rows'
                            f'{f", {blank} blank tiles not printed" if blank else ""}), '
                            f'{OVERLAP:g} mm overlap; this preview is at {scale * 100:.1f} %', 8.0))
