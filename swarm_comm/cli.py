@@ -1,14 +1,16 @@
-"""``swarmcom`` command: run the SwarmCom experiments and write CSV + PNG (+ JSON summary) files.
+"""``swarmcom`` command: run the SwarmCom experiments and write CSV + PNG (+ JSON summary) files;
+print the summary rounded for reading, and the paths written.
 
 Registered into a host CLI with :func:`register`, or run alone: ``python -m swarm_comm.cli static --out DIR``.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -78,15 +80,54 @@ def _int_list(text: str) -> tuple[int, ...]:
     return values
 
 
-def _report(summary: dict) -> int:
-    print(json.dumps(summary, indent=2, default=float))
+def _number(value) -> str:
+    """Three significant digits: the experiments' sampling error is far above the fourth."""
+    if isinstance(value, (bool, np.bool_)):
+        return 'yes' if value else 'no'
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return f'{float(value):.3g}' if abs(value) < 1e4 else f'{float(value):.0f}'
+    return str(value)
+
+
+def _plain(value) -> str:
+    """One line: scalars rounded, a flat mapping as 'key value, ...'; deeper tables point to the CSV."""
+    if isinstance(value, dict):
+        if any(isinstance(v, (dict, list, tuple)) for v in value.values()):
+            return f'{len(value)} entries (see the CSV file)'
+        return ', '.join(f'{k} {_plain(v)}' for k, v in value.items()) or 'none'
+    if isinstance(value, (list, tuple)):
+        if any(isinstance(v, (dict, list, tuple)) for v in value):
+            return f'{len(value)} rows (see the CSV file)'
+        return ', '.join(_plain(v) for v in value) or 'none'
+    return 'none' if value is None else _number(value)
+
+
+def summary_lines(summary: dict, files: Sequence[Path]) -> list[str]:
+    """The summary as a reader wants it on the terminal; the JSON file keeps every digit."""
+    lines = []
+    for key, value in summary.items():
+        label = key.replace('_', ' ')
+        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+            lines.append(f'  {label}:')
+            lines += [f'    {k}: {_plain(v)}' for k, v in value.items()]
+        else:
+            lines.append(f'  {label}: {_plain(value)}')
+    return lines + ['written:'] + [f'  {path}' for path in files]
+
+
+def _report(summary: dict, out: str, started: float) -> int:
+    written = sorted(p for p in Path(out).iterdir() if p.is_file() and p.stat().st_mtime >= started)
+    print('\n'.join(summary_lines(summary, written)))
     return 0
 
 
 def _threshold(args: argparse.Namespace) -> int:
     from .experiments import run_threshold
     grid = tuple(args.grid) if args.grid else None
-    return _report(run_threshold(args.out, args.seed, samples=args.samples, grid=grid))
+    started = time.time()
+    return _report(run_threshold(args.out, args.seed, samples=args.samples, grid=grid), args.out, started)
 
 
 def _static(args: argparse.Namespace) -> int:
@@ -96,20 +137,24 @@ def _static(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     distances = np.arange(args.min_distance, args.max_distance + 1e-9, args.step)
+    started = time.time()
     return _report(run_static(args.out, args.seed, messages=args.messages, distances=distances,
-                              bit_rate=args.bit_rate, time_constant=args.time_constant))
+                              bit_rate=args.bit_rate, time_constant=args.time_constant), args.out, started)
 
 
 def _mobile(args: argparse.Namespace) -> int:
     from .experiments import run_mobile_experiments
+    started = time.time()
     return _report(run_mobile_experiments(args.out, args.seed, messages=args.messages, robots=args.robots,
-                                          repetitions=args.repetitions))
+                                          repetitions=args.repetitions), args.out, started)
 
 
 def _scalability(args: argparse.Namespace) -> int:
     from .experiments import run_scalability
+    started = time.time()
     return _report(run_scalability(args.out, args.seed, trials=args.trials, counts=args.counts, radius=args.radius,
-                                   channel=args.channel, occlusion=args.occlusion, layout=args.layout))
+                                   channel=args.channel, occlusion=args.occlusion, layout=args.layout),
+                   args.out, started)
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

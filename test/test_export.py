@@ -18,7 +18,8 @@ from PIL import Image
 from scipy import ndimage
 
 from thymio_road.map.barcode import BIT_LENGTH
-from thymio_road.map.export import PAGES, PT_PER_MM, ExportError, export_map, tile_layout
+from thymio_road.map.export import (PAGES, PT_PER_MM, ExportError, export_map, map_shapes, printed_tiles,
+                                    tile_layout)
 from thymio_road.map.geometry import Arc
 from thymio_road.map.loader import parse_map
 
@@ -240,18 +241,20 @@ def test_pdf_tiles_are_1_to_1_pieces_of_the_map(road_map, tmp_path):
     export_map(road_map, path, page='A4')
     doc = pdfium.PdfDocument(path)
     layout = tile_layout(800, 600, 'A4')
-    assert len(doc) == 1 + layout.cols * layout.rows
+    tiles = printed_tiles(layout, map_shapes(road_map))
+    order = sorted(tiles, key=lambda ij: (-ij[1], ij[0]))  # rows from the top, left to right
+    assert len(doc) == 1 + len(tiles)
     preview = doc[0]
     text = preview.get_textpage().get_text_range()
-    assert 'export_test' in text and f'{layout.cols * layout.rows} A4 pages' in text
+    assert 'export_test' in text and f'{len(tiles)} A4 tile pages' in text
     grey = road_map.grey
     margin = 10.0
     for n in range(1, len(doc)):
         page = doc[n]
         w, h = (v / PT_PER_MM for v in page.get_size())
         assert sorted((round(w), round(h))) == [210, 297]
-        row, col = divmod(n - 1, layout.cols)
-        j = layout.rows - 1 - row
+        col, j = order[n - 1]
+        row = layout.rows - 1 - j
         wx, wy = col * layout.step_x, j * layout.step_y
         img = np.asarray(page.render(scale=1 / PT_PER_MM * 4).to_pil().convert('L'), dtype=float) / 255
         H = int(round(h))
@@ -271,12 +274,12 @@ def test_pdf_tiles_are_1_to_1_pieces_of_the_map(road_map, tmp_path):
 
 
 def test_svg_pages_and_preview_files(road_map, tmp_path):
-    files = export_map(road_map, tmp_path / 'map.svg', page='A3')
+    files = export_map(road_map, tmp_path / "map.svg", page="A3").files
     layout = tile_layout(800, 600, 'A3')
     names = sorted(p.name for p in files)
     assert names[0] == 'map-preview.svg' and 'map.svg' in names
-    assert len(files) == 2 + layout.cols * layout.rows
-    tile = (tmp_path / 'map-r1c1.svg').read_text()
+    assert len(files) == 2 + len(printed_tiles(layout, map_shapes(road_map)))
+    tile = next(p for p in files if re.search(r'-r\d+c\d+\.svg$', p.name)).read_text()
     assert 'width="420mm" height="297mm"' in tile or 'width="297mm" height="420mm"' in tile
     assert 'stroke-dasharray' in tile  # cut marks where a neighbour overlaps
     whole = (tmp_path / 'map.svg').read_text()
@@ -292,3 +295,41 @@ def test_cli_map_export(tmp_path, capsys):
     assert len(pdfium.PdfDocument(out)) > 2
     assert main(['map', 'export', 'oval', '--out', str(tmp_path / 'oval.png')]) == 2
     assert 'unknown format' in capsys.readouterr().err
+
+
+def _cut_regions(road_map, layout, overlap=15.0):
+    """Each tile's part of the sheet between its cut marks, as a window of the simulator's raster
+    (an independent drawing of the same map); cut there, the tiles make up the sheet."""
+    grey, px = road_map.grey, 1000 * road_map.resolution
+    for j in range(layout.rows):
+        for i in range(layout.cols):
+            x0 = i * layout.step_x + overlap / 2 if i else 0.0
+            y0 = j * layout.step_y + overlap / 2 if j else 0.0
+            x1, y1 = (i + 1) * layout.step_x + overlap / 2, (j + 1) * layout.step_y + overlap / 2
+            yield (i, j), grey[int(y0 / px):int(y1 / px) + 1, int(x0 / px):int(x1 / px) + 1]
+
+
+def test_final_map_on_a4_prints_only_tiles_with_ink(tmp_path, capsys):
+    from thymio_road.cli.main import main
+    from thymio_road.map.loader import load_map
+    from thymio_road.scenario import find_config
+    final = load_map(find_config('maps', 'final'))
+    layout = tile_layout(final.width * 1000, final.height * 1000, 'A4')
+    assert layout.cols * layout.rows == 840                      # the whole grid: mostly paper
+    tiles = printed_tiles(layout, map_shapes(final))
+    for ij, region in _cut_regions(final, layout):
+        if ij in tiles:
+            assert region.min() < 0.95, f'tile {ij} is printed but blank'
+        else:
+            assert region.min() > 0.95, f'tile {ij} has ink but is not printed'  # (edge anti-aliasing)
+    out = tmp_path / 'final-a4.pdf'
+    assert main(['map', 'export', 'final', '--page', 'A4', '--out', str(out)]) == 0
+    said = capsys.readouterr().out
+    doc = pdfium.PdfDocument(out)
+    assert len(doc) == 1 + len(tiles) == 240
+    assert f'{len(doc)} A4 pages' in said and f'{840 - len(tiles)} blank tiles not printed' in said
+    assert f'page {len(tiles)} of {len(tiles)}' in doc[len(doc) - 1].get_textpage().get_text_range()
+    # what a printer gets: every tile page shows ink in its map area (2 px/mm)
+    for n in range(1, len(doc)):
+        img = np.asarray(doc[n].render(scale=2 / PT_PER_MM).to_pil().convert('L'), dtype=float)
+        assert img[20:-20, 20:-20].min() < 240, f'page {n} of the PDF is blank'

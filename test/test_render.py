@@ -12,7 +12,7 @@ from PIL import Image
 from thymio_road.nodes import msgs
 from thymio_road.analysis import read_recording
 from thymio_road.analysis.style import IR_LINK, STATE_COLOURS
-from thymio_road.analysis.render import RenderError, render
+from thymio_road.analysis.render import LABEL_OFFSET, RenderError, render
 from thymio_road.runtime.recorder import BagRecorder
 from thymio_road.runtime.run import Graph
 from thymio_road.scenario import load_scenario
@@ -132,3 +132,15 @@ def test_cli_render(bag, tmp_path, capsys):
     assert '11 frames' in capsys.readouterr().out and out.exists()
     assert main(['render', str(bag), '--out', str(tmp_path / 'x.gif'), '--start', '50']) == 2
     assert 'outside the recording' in capsys.readouterr().err
+
+
+def test_frame_names_each_robot_beside_it(bag, tmp_path):
+    result = render(bag, tmp_path / 'named.png', at=5.0)
+    rgb = np.asarray(Image.open(result.path).convert('RGB'), dtype=float) / 255
+    rec = read_recording(bag)
+    for robot in ('thymio1', 'thymio2'):
+        col, row = result.pixel(*_pose(rec, robot, 5.0))
+        # the label sits up and to the right of the robot: black glyphs on a pale box
+        col, row = result.pixel(*(v + LABEL_OFFSET for v in _pose(rec, robot, 5.0)))
+        box = rgb[int(row) - 14:int(row) + 2, int(col) - 2:int(col) + 50]
+        assert (box.max(axis=2) < 0.25).sum() > 20, robot

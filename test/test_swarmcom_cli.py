@@ -36,3 +36,19 @@ def test_scalability_reading_is_selectable_and_recorded(tmp_path, capsys):
     summary = json.loads((tmp_path / 'scalability_summary.json').read_text())
     assert (summary['layout'], summary['channel']) == ('enki', 'detect')
     capsys.readouterr()
+
+
+def test_prints_a_rounded_summary_and_the_files_it_wrote(tmp_path, capsys):
+    import re
+    from pathlib import Path
+    assert main(['scalability', '--out', str(tmp_path), '--trials', '2', '--counts', '1,5']) == 0
+    out = capsys.readouterr().out
+    assert '{' not in out and '"' not in out                      # not JSON
+    decimals = re.findall(r'\d+\.\d+', out.split('written:')[0])
+    assert decimals and all(len(d.replace('.', '').lstrip('0')) <= 3 for d in decimals), decimals
+    assert 'peak channels:' in out
+    written = [Path(line.strip()) for line in out.split('written:')[1].splitlines() if line.strip()]
+    assert sorted(p.name for p in written) == ['scalability.csv', 'scalability.png', 'scalability_summary.json']
+    assert all(p.exists() and p.parent == tmp_path for p in written)
+    # the JSON file keeps every digit
+    assert isinstance(json.loads((tmp_path / 'scalability_summary.json').read_text())['peak_density'], float)

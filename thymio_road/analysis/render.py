@@ -1,6 +1,7 @@
 """Pictures of a recorded run over the printed map: one frame (PNG) or an animation (GIF, MP4).
 
-Robots are drawn as their hulls, coloured by controller state, with a short trail; traffic
+Robots are drawn as their hulls, coloured by controller state and labelled with their names, with
+a short trail; traffic
 lights as black squares; an IR message received is a line from its sender (the nearest robot
 whose ``comm/tx`` carried the received value) to the receiver. The map is drawn once and each
 frame only redraws the robots (Agg blitting), so a frame costs a few milliseconds.
@@ -34,6 +35,8 @@ DEFAULT_VIDEO_SECONDS = 30.0
 #: Trail drawn behind each robot (simulated seconds).
 TRAIL = 5.0
 FORMATS = ('.gif', '.mp4', '.png')
+#: A robot's name is written this far (m) up and right of its centre, clear of its hull.
+LABEL_OFFSET = 0.06
 
 
 class RenderError(Exception):
@@ -180,6 +183,11 @@ class _Scene:
             self.ax.add_collection(artist)
         self.fig.canvas.draw()
         self.background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
+        # Names beside the hulls, so a frame tells which robot is which (drawn per frame).
+        self.labels = {r: self.ax.text(0.0, 0.0, r, fontsize=7, zorder=7, visible=False,
+                                       bbox={'boxstyle': 'round,pad=0.1', 'fc': 'white', 'ec': 'none',
+                                             'alpha': 0.7})
+                       for r in self.names}
         self.size = self.fig.canvas.get_width_height()
         (x0, y0), (x1, y1) = self.ax.transData.transform([(0.0, 0.0), (1.0, 1.0)])
         height = self.size[1]
@@ -216,6 +224,11 @@ class _Scene:
         canvas.restore_region(self.background)
         for artist in (self.trails, self.hulls, self.links):
             self.ax.draw_artist(artist)
+        for r, label in self.labels.items():
+            label.set_visible(r in visible)
+        for r, (x, y, _) in zip(visible, poses):
+            self.labels[r].set_position((x + LABEL_OFFSET, y + LABEL_OFFSET))
+            self.ax.draw_artist(self.labels[r])
         self.fig.draw_artist(self.text)
         return Image.fromarray(np.asarray(canvas.buffer_rgba()).copy())
 

@@ -128,8 +128,9 @@ def _figures(analysis: Analysis, rec: Recording, source: MapSource, out: Path) -
         files['paths.png'] = _paths_figure(analysis, rec, source, out / 'paths.png')
     if analysis.timelines:
         files['states.png'] = _states_figure(analysis, out / 'states.png')
-    if analysis.episodes or analysis.laps:
-        files['timeline.png'] = _timeline_figure(analysis, rec, out / 'timeline.png')
+    timeline = _timeline_figure(analysis, rec, out / 'timeline.png')
+    if timeline is not None:
+        files['timeline.png'] = timeline
     if analysis.moving:
         files['moving.png'] = _moving_figure(analysis, out / 'moving.png')
     return files
@@ -231,29 +232,46 @@ def _states_figure(analysis: Analysis, path: Path) -> Path:
     return path
 
 
-def _timeline_figure(analysis: Analysis, rec: Recording, path: Path) -> Path:
-    fig, axes = plt.subplots(2, 1, figsize=(10, 5), sharex=True)
-    ax = axes[0]
-    pairs = sorted({(e['a'], e['b']) for e in analysis.episodes})
-    for k, (a, b) in enumerate(pairs):
-        for e in analysis.episodes:
-            if (e['a'], e['b']) == (a, b):
-                ax.broken_barh([(e['start_s'], max(e['end_s'] - e['start_s'], 0.05))], (k - 0.4, 0.8),
-                               color='red' if e['kind'] == 'collision' else 'orange')
-    ax.set_yticks(range(len(pairs)), [f'{a}–{b}' for a, b in pairs])
-    ax.set_title('Collisions (red) and near misses (orange)')
-    ax = axes[1]
-    plotted = False
-    for r in rec.robots:
-        laps = [e for e in analysis.laps if e['robot'] == r and e['lap_time_s'] is not None]
-        if laps:
-            ax.plot([e['crossed_start_s'] for e in laps], [e['lap_time_s'] for e in laps], 'o-',
-                    ms=3, label=r)
-            plotted = True
-    ax.set_ylabel('lap time [s]')
-    ax.set_xlabel('time [s]')
-    if plotted and len(rec.robots) <= 20:
-        ax.legend(fontsize='small', ncol=2)
+def _timed_laps(analysis: Analysis) -> list[dict]:
+    return [e for e in analysis.laps if e['lap_time_s'] is not None]
+
+
+def _timeline_figure(analysis: Analysis, rec: Recording, path: Path) -> Path | None:
+    """Contacts and lap times against time, over the whole recording (not just where events are).
+
+    A panel without data is left out (the page says why), so no empty axes are drawn.
+    """
+    timed = _timed_laps(analysis)
+    panels = (['episodes'] if analysis.episodes else []) + (['laps'] if timed else [])
+    if not panels:
+        return None
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 1.5 + 2.5 * len(panels)), sharex=True,
+                             squeeze=False)
+    axes = list(axes[:, 0])
+    if analysis.episodes:
+        ax = axes[panels.index('episodes')]
+        pairs = sorted({(e['a'], e['b']) for e in analysis.episodes})
+        for k, (a, b) in enumerate(pairs):
+            for e in analysis.episodes:
+                if (e['a'], e['b']) == (a, b):
+                    ax.broken_barh([(e['start_s'], max(e['end_s'] - e['start_s'], 0.05))], (k - 0.4, 0.8),
+                                   color='red' if e['kind'] == 'collision' else 'orange')
+        ax.set_yticks(range(len(pairs)), [f'{a}–{b}' for a, b in pairs])
+        ax.set_title('Collisions (red) and near misses (orange)')
+    if timed:
+        ax = axes[panels.index('laps')]
+        for r in rec.robots:
+            laps = [e for e in timed if e['robot'] == r]
+            if laps:
+                ax.plot([e['crossed_start_s'] for e in laps], [e['lap_time_s'] for e in laps], 'o-',
+                        ms=3, label=r)
+        ax.set_ylabel('lap time [s]')
+        ax.set_title('Lap times (at the start-line crossing that ends the lap)')
+        if len({e['robot'] for e in timed}) <= 20:
+            ax.legend(fontsize='small', ncol=2)
+    run = analysis.recording
+    axes[-1].set_xlim(run['start_s'], max(run['end_s'], run['start_s'] + 1e-3))
+    axes[-1].set_xlabel('time [s]')
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -279,9 +297,20 @@ def _e(value: Any) -> str:
         return '–'
     if isinstance(value, float):
         return html.escape(f'{value:.4g}' if abs(value) < 1e5 else f'{value:.0f}')
-    if isinstance(value, (dict, list)):
-        return html.escape(json.dumps(value, default=_json_default))
+    if isinstance(value, (dict, list, tuple)):
+        return html.escape(_plain(value))
     return html.escape(str(value))
+
+
+def _plain(value: Any) -> str:
+    """A nested value as a reader writes it: 'a: 1, b: 2', lists comma-separated, no JSON braces."""
+    if isinstance(value, dict):
+        return '; '.join(f'{k}: {_plain(v)}' for k, v in value.items()) if value else '–'
+    if isinstance(value, (list, tuple)):
+        return ', '.join(_plain(v) for v in value) if value else '–'
+    if isinstance(value, (float, np.floating)):
+        return f'{value:.4g}' if abs(value) < 1e5 else f'{value:.0f}'
+    return '–' if value is None else str(value)
 
 
 def _table(rows: Sequence[dict], columns: Sequence[tuple[str, str]] | None = None) -> str:
@@ -341,10 +370,19 @@ def _html(analysis: Analysis, files: dict[str, Path]) -> str:
         parts.append('<h3>Time per state (s)</h3>' + _table(rows, [('robot', 'robot')] +
                                                             [(s, s) for s in states]))
     for name, title in (('paths.png', 'Paths'), ('states.png', 'States'),
-                        ('timeline.png', 'Contacts and laps')):
+                        ('timeline.png', 'Contacts and laps over the run')):
         if name in files:
             parts.append(f'<h2>{title}</h2><img src="{name}" alt="{title}">')
     parts.append(_stalls_html(analysis, files))
+    absent = []
+    if not analysis.episodes:
+        absent.append('no collisions or near misses, so no contact timeline')
+    if not _timed_laps(analysis):
+        absent.append('no lap was timed (a lap time needs two crossings of a closed road\'s start), '
+                      'so no lap plot')
+    if absent:
+        text = '; '.join(absent)
+        parts.append(f'<p>{html.escape(text[0].upper() + text[1:])}.</p>')
     net = analysis.network
     if net:
         rows = [{'metric': k, 'value': v} for k, v in net.items() if k != 'trips']

@@ -42,9 +42,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='thymio-road', description=__doc__)
+    parser.add_argument('--version', action='version', version=f'%(prog)s {_version()}')
     sub = parser.add_subparsers(metavar='COMMAND')
 
-    run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)')
+    run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)',
+                         description='Run a scenario\'s ROS 2 nodes in one process on simulated time, '
+                                     'faster than real time, without ROS. Writes <out>/bag/ (rosbag2, '
+                                     'MCAP, every topic), <out>/summary.json and <out>/trajectories.png. '
+                                     'Ctrl-C or SIGTERM stops the run, closes the bag and exits with 130. '
+                                     'The same scenario and seed give the same recording.')
     run.add_argument('--scenario', default=DEFAULT_SCENARIO,
                      help=f'shipped scenario name or a scenario file (default: {DEFAULT_SCENARIO})')
     run.add_argument('--robots', type=ROBOTS, help='number of robots (default: the scenario\'s)')
@@ -53,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--out', type=Path, help='output folder (default: runs/<scenario>-<time>)')
     run.add_argument('--no-record', action='store_true', help='do not write a rosbag')
     run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
-    run.add_argument('--quiet', action='store_true', help='no progress bar')
+    run.add_argument('--quiet', action='store_true', help='no progress (a bar on a terminal, else a line every 10 %% of the run)')
     run.add_argument('--stall-time', type=arg_float(0, 1e7, low_open=True), default=60.0, metavar='SECONDS',
                      help='a robot that moved less than 1 cm in this many simulated seconds is stalled; '
                           'when every robot is, the network has stopped (default: 60)')
@@ -61,20 +67,31 @@ def build_parser() -> argparse.ArgumentParser:
                      help="message definitions of the bag (default: the scenario's ros_distro, else jazzy)")
     run.set_defaults(func=cmd_run)
 
-    calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)")
-    calibrate.add_argument('--scenario', default=DEFAULT_SCENARIO)
-    calibrate.add_argument('--robots', type=ROBOTS)
-    calibrate.add_argument('--seed', type=SEED)
+    calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)",
+                               description="The report's speed calibration (§10) on the scenario's "
+                                           'simulated robots: each counts events along a 60 cm strip; '
+                                           'the speed factor and wheel balance are written as YAML.')
+    calibrate.add_argument('--scenario', default=DEFAULT_SCENARIO,
+                           help=f'shipped scenario name or a scenario file whose robots are calibrated '
+                                f'(default: {DEFAULT_SCENARIO})')
+    calibrate.add_argument('--robots', type=ROBOTS, help='number of robots (default: the scenario\'s)')
+    calibrate.add_argument('--seed', type=SEED, help='random seed of the robots\' wheel gains and noise '
+                                                    '(default: the scenario\'s)')
     calibrate.add_argument('--out', type=Path, required=True,
                            help='YAML file of per-robot overrides; name it in the scenario as '
                                 'robots: {calibration: FILE}')
     calibrate.set_defaults(func=cmd_calibrate)
 
     passages = sub.add_parser('passages', help='drive one robot and check every intersection passage '
-                                                 'ended on the branch it chose (ground truth)')
-    passages.add_argument('--scenario', default='simple')
-    passages.add_argument('--duration', type=DURATION)
-    passages.add_argument('--seed', type=SEED)
+                                                 'ended on the branch it chose (ground truth)',
+                              description='One robot with random decisions; every intersection passage is '
+                                          'checked against ground truth and counted by kind and choice '
+                                          '(docs/intersections.md).')
+    passages.add_argument('--scenario', default='simple',
+                          help='shipped scenario name or a scenario file with intersections (default: simple)')
+    passages.add_argument('--duration', type=DURATION,
+                          help='simulated seconds (default: the scenario\'s)')
+    passages.add_argument('--seed', type=SEED, help='random seed (default: the scenario\'s)')
     passages.add_argument('--out', type=Path, help='write the result as JSON to this file')
     passages.set_defaults(func=cmd_passages)
 
@@ -102,6 +119,15 @@ DURATION = arg_float(0, MAX_DURATION, low_open=True)
 SEED = arg_int(0, MAX_SEED)
 
 
+def _version() -> str:
+    """The installed distribution's version (setup.py), so --version matches what pip installed."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version('thymio_road')
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return 'unknown (not installed)'
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from thymio_road.scenario import load_scenario
     from thymio_road.cli.outputs import check_out_dir
@@ -117,7 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                           picture=not args.no_picture, stall_time=args.stall_time)
     s = result.summary
     print(f'{"interrupted after" if result.interrupted else "simulated"} {s["simulated_s"]:.1f} s '
-          f'with {s["robots_count"]} robots in {s["wall_time_s"]:.1f} s '
+          f'with {s["robots_count"]} robot{"" if s["robots_count"] == 1 else "s"} in {s["wall_time_s"]:.1f} s '
           f'({s["real_time_factor"]}x real time)')
     for row in s['robots']:
         lap_text = f' ({row["laps"]:.2f} laps)' if row['laps'] is not None else ''

@@ -172,10 +172,17 @@ def cmd_map_export(args: argparse.Namespace) -> int:
     check_out_file(args.out)
     road_map = load_map(find_config('maps', args.map))
     try:
-        files = export_map(road_map, args.out, args.format, args.page)
+        done = export_map(road_map, args.out, args.format, args.page)
     except ExportError as exc:
         print(f'error: {exc}', file=sys.stderr)
         return 2
-    extra = f' (+{len(files) - 1} page files)' if len(files) > 1 else ''
-    print(f'{files[0]}: map \'{road_map.name}\' at 1:1{extra}')
+    if args.page:
+        where = 'in ' + (f'{done.files[0]}' if len(done.files) == 1 else
+                         f'{len(done.files) - 1} files beside {done.files[0]} (the whole sheet)')
+        skipped = f', {done.blank_tiles} blank tiles not printed' if done.blank_tiles else ''
+        print(f"map '{road_map.name}' at 1:1: {done.tiles + 1} {args.page} pages (a preview and "
+              f"{done.tiles} tiles{skipped}) {where}")
+    else:
+        print(f"{done.files[0]}: map '{road_map.name}' at 1:1, one page of "
+              f"{road_map.width * 100:g} x {road_map.height * 100:g} cm")
     return 0

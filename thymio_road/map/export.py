@@ -19,8 +19,9 @@ Pages: without a page size the output is one page the size of the sheet (for a p
 ``A4``, ``A3`` or ``A0`` the sheet is cut into tiles of the page's printable area that overlap by
 15 mm; each tile page has tick marks every 5 cm of map coordinates and cut marks at the middle of
 each overlap in its margins (a neighbour's marks fall on the same map points), a 100 mm bar to
-check the printer did not scale, and its row and column. A one-page preview shows the whole map
-and the tile grid; in a PDF it is the first page, in SVG a file of its own.
+check the printer did not scale, and its row and column. Tiles with no ink on them (blank paper)
+are not printed. A one-page preview shows the whole map and the grid of printed tiles; in a PDF it
+is the first page, in SVG a file of its own.
 """
 from __future__ import annotations
 
@@ -184,6 +185,45 @@ def map_shapes(road_map: RoadMap, barcodes: Iterable[object] | None = None) -> l
     return shapes
 
 
+#: Spacing (mm) of the points that find which tiles a shape inks.
+INK_PITCH = 1.0
+
+
+def _quad_points(q: Sequence[tuple[float, float]], pitch: float) -> np.ndarray:
+    """Points every `pitch` mm over a convex quadrilateral (corners in order), edges included."""
+    (a, b, c, d) = (np.asarray(p, dtype=float) for p in q)
+    nu = max(2, int(math.ceil(max(np.hypot(*(b - a)), np.hypot(*(c - d))) / pitch)) + 1)
+    nv = max(2, int(math.ceil(max(np.hypot(*(d - a)), np.hypot(*(c - b))) / pitch)) + 1)
+    u = np.linspace(0.0, 1.0, nu)[:, None, None]
+    v = np.linspace(0.0, 1.0, nv)[None, :, None]
+    pts = (1 - u) * (1 - v) * a + u * (1 - v) * b + u * v * c + (1 - u) * v * d
+    return pts.reshape(-1, 2)
+
+
+#: A point prints ink when its grey is below this (1 is the paper's white).
+INK_GREY = 0.99
+
+
+def ink_points(shape: Shape, pitch: float = INK_PITCH) -> np.ndarray:
+    """Points (n×2, sheet mm) where a shape prints ink: its paper-white parts (a gradient's white
+    edge, a 0 bit) leave none."""
+    if isinstance(shape, RadialShape):
+        nr = max(2, int(math.ceil((shape.r1 - shape.r0) / pitch)) + 1)
+        na = max(2, int(math.ceil((shape.a1 - shape.a0) * shape.r1 / pitch)) + 1)
+        r = np.linspace(shape.r0, shape.r1, nr)
+        grey = np.interp(r, [shape.r0, shape.r1], [shape.g0, shape.g1])
+        r = r[grey < INK_GREY][:, None]
+        a = np.linspace(shape.a0, shape.a1, na)[None, :]
+        return np.column_stack([(shape.cx + r * np.cos(a)).ravel(), (shape.cy + r * np.sin(a)).ravel()])
+    if isinstance(shape, SolidShape):
+        return _quad_points(shape.polygon, pitch) if shape.grey < INK_GREY else np.zeros((0, 2))
+    pts = _quad_points(shape.polygon, pitch)
+    axis = np.subtract(shape.p1, shape.p0)
+    along = (pts - shape.p0) @ axis / max(float(axis @ axis), 1e-12)
+    grey = shape.g0 + (shape.g1 - shape.g0) * np.clip(along, 0.0, 1.0)
+    return pts[grey < INK_GREY]
+
+
 # --- page decorations (page coordinates in mm, y up) ---------------------------------------------
 
 @dataclass(frozen=True)
@@ -265,25 +305,44 @@ def tile_layout(sheet_w: float, sheet_h: float, page: str, margin: float = MARGI
     return best
 
 
+def printed_tiles(layout: Layout, shapes: Sequence[Shape], overlap: float = OVERLAP) -> set[tuple[int, int]]:
+    """Tiles (column i, row j from the bottom) with ink between their cut marks; the others are
+    blank paper and are not printed (a large sheet is mostly paper: the final map's A4 grid is
+    840 tiles).
+
+    Cut along the marks (the middle of each overlap), the tiles partition the sheet: the point x
+    belongs to column floor((x − overlap/2) / step), clamped to the grid. Ink that a skipped tile
+    would show in its overlap lies between the cut marks of a neighbour, which is printed.
+    """
+    inked: set[tuple[int, int]] = set()
+    pts = [ink_points(sh) for sh in shapes]
+    if not pts:
+        return inked
+    xy = np.concatenate(pts)
+    i = np.clip(np.floor((xy[:, 0] - overlap / 2) / layout.step_x).astype(int), 0, layout.cols - 1)
+    j = np.clip(np.floor((xy[:, 1] - overlap / 2) / layout.step_y).astype(int), 0, layout.rows - 1)
+    inked.update(zip(i.tolist(), j.tolist()))
+    return inked
+
+
 def tile_pages(road_map: RoadMap, layout: Layout, margin: float = MARGIN,
-               overlap: float = OVERLAP) -> list[Page]:
-    """The tile pages, row 1 at the top of the map, left to right."""
+               overlap: float = OVERLAP, tiles: set[tuple[int, int]] | None = None) -> list[Page]:
+    """The tile pages, row 1 at the top of the map, left to right; only `tiles` (i, j) when given."""
     sheet_w, sheet_h = road_map.width * 1000, road_map.height * 1000
     pages = []
-    total = layout.cols * layout.rows
-    for row in range(layout.rows):          # from the top of the map
-        j = layout.rows - 1 - row           # from the bottom
-        for i in range(layout.cols):
-            wx, wy = i * layout.step_x, j * layout.step_y
-            page = Page(layout.width, layout.height, (wx, wy), (margin, margin), 1.0,
-                        (margin, margin, layout.content_w, layout.content_h),
-                        name=f'r{row + 1}c{i + 1}')
-            n = row * layout.cols + i + 1
-            _tile_marks(page, layout, i, j, sheet_w, sheet_h, margin, overlap)
-            page.marks.append(Text(margin + overlap + 2.0, layout.height - margin + 5.0,
-                                   f"{road_map.name}: page {n} of {total}, row {row + 1} of {layout.rows}, "
-                                   f"column {i + 1} of {layout.cols}. Print at 100 % (1:1).", 7.0))
-            pages.append(page)
+    wanted = [(row, i) for row in range(layout.rows) for i in range(layout.cols)
+              if tiles is None or (i, layout.rows - 1 - row) in tiles]
+    for n, (row, i) in enumerate(wanted, start=1):  # rows from the top of the map
+        j = layout.rows - 1 - row                   # from the bottom
+        wx, wy = i * layout.step_x, j * layout.step_y
+        page = Page(layout.width, layout.height, (wx, wy), (margin, margin), 1.0,
+                    (margin, margin, layout.content_w, layout.content_h),
+                    name=f'r{row + 1}c{i + 1}')
+        _tile_marks(page, layout, i, j, sheet_w, sheet_h, margin, overlap)
+        page.marks.append(Text(margin + overlap + 2.0, layout.height - margin + 5.0,
+                               f"{road_map.name}: page {n} of {len(wanted)}, row {row + 1} of {layout.rows}, "
+                               f"column {i + 1} of {layout.cols}. Print at 100 % (1:1).", 7.0))
+        pages.append(page)
     return pages
 
 
@@ -336,8 +395,9 @@ def sheet_page(road_map: RoadMap) -> Page:
     return Page(w, h, (0.0, 0.0), (0.0, 0.0), 1.0, (0.0, 0.0, w, h), name='sheet')
 
 
-def preview_page(road_map: RoadMap, layout: Layout, margin: float = MARGIN) -> Page:
-    """The whole map scaled onto one page, with the tile grid and the page names."""
+def preview_page(road_map: RoadMap, layout: Layout, margin: float = MARGIN,
+                 tiles: set[tuple[int, int]] | None = None) -> Page:
+    """The whole map scaled onto one page, with the grid of printed tiles and their names."""
     sheet_w, sheet_h = road_map.width * 1000, road_map.height * 1000
     pw, ph = PAGES[layout.page] if sheet_w <= sheet_h else PAGES[layout.page][::-1]
     top = 14.0
@@ -350,6 +410,8 @@ def preview_page(road_map: RoadMap, layout: Layout, margin: float = MARGIN) -> P
     for row in range(layout.rows):
         j = layout.rows - 1 - row
         for i in range(layout.cols):
+            if tiles is not None and (i, j) not in tiles:
+                continue
             x0, y0 = i * layout.step_x, j * layout.step_y
             w = min(layout.content_w, sheet_w - x0)
             h = min(layout.content_h, sheet_h - y0)
@@ -361,9 +423,12 @@ def preview_page(road_map: RoadMap, layout: Layout, margin: float = MARGIN) -> P
     page.marks.append(Text(margin, ph - margin - 4, f"Map '{road_map.name}': {sheet_w / 10:g} x "
                            f"{sheet_h / 10:g} cm sheet, {len(road_map.roads)} roads ({roads:.2f} m), "
                            f"{bars} barcodes/marks", 10.0))
-    page.marks.append(Text(margin, ph - margin - 9, f'{layout.cols * layout.rows} {layout.page} pages '
-                           f'({layout.cols} columns x {layout.rows} rows), {OVERLAP:g} mm overlap; '
-                           f'this preview is at {scale * 100:.1f} %', 8.0))
+    count = layout.cols * layout.rows if tiles is None else len(tiles)
+    blank = layout.cols * layout.rows - count
+    page.marks.append(Text(margin, ph - margin - 9, f'{count} {layout.page} tile pages '
+                           f'({layout.cols} columns x {layout.rows} rows'
+                           f'{f", {blank} blank tiles not printed" if blank else ""}), '
+                           f'{OVERLAP:g} mm overlap; this preview is at {scale * 100:.1f} %', 8.0))
     return page
 
 
@@ -605,13 +670,24 @@ def pdf_document(pages: Sequence[Page], shapes: Sequence[Shape], sheet: tuple[fl
 
 # --- entry point ---------------------------------------------------------------------------------
 
+@dataclass
+class Export:
+    """What an export wrote: the files (the first is `out`), the pages in them, blank tiles left out."""
+
+    files: list[Path]
+    pages: int
+    tiles: int = 0
+    blank_tiles: int = 0
+
+
 def export_map(road_map: RoadMap, out: str | Path, fmt: str | None = None, page: str | None = None,
-               barcodes: Iterable[object] | None = None) -> list[Path]:
-    """Write the map for printing; returns the files written (the first is `out`).
+               barcodes: Iterable[object] | None = None) -> Export:
+    """Write the map for printing.
 
     SVG: `out` is the whole sheet at 1:1; with a page size, the tiles and the preview are
     written beside it as ``<stem>-r<row>c<col>.svg`` and ``<stem>-preview.svg``.
     PDF: one document; with a page size its first page is the preview, then the tiles.
+    Tiles with no ink are skipped.
     """
     out = Path(out)
     fmt = (fmt or out.suffix.lstrip('.')).lower()
@@ -620,18 +696,21 @@ def export_map(road_map: RoadMap, out: str | Path, fmt: str | None = None, page:
     shapes = map_shapes(road_map, barcodes)
     sheet = (road_map.width * 1000, road_map.height * 1000)
     layout = tile_layout(*sheet, page) if page else None
+    tiles = printed_tiles(layout, shapes) if layout is not None else None
+    pages = [sheet_page(road_map)] if layout is None else \
+        [preview_page(road_map, layout, tiles=tiles), *tile_pages(road_map, layout, tiles=tiles)]
+    blank = 0 if layout is None or tiles is None else layout.cols * layout.rows - len(tiles)
+    tile_count = 0 if tiles is None else len(tiles)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == 'pdf':
-        pages = [sheet_page(road_map)] if layout is None else \
-            [preview_page(road_map, layout), *tile_pages(road_map, layout)]
         out.write_bytes(pdf_document(pages, shapes, sheet))
-        return [out]
+        return Export([out], len(pages), tile_count, blank)
     defs, body = svg_map_group(shapes)
     out.write_text(svg_page(sheet_page(road_map), defs, body), encoding='utf-8')
     written = [out]
     if layout is not None:
-        for p in [preview_page(road_map, layout), *tile_pages(road_map, layout)]:
+        for p in pages:
             path = out.with_name(f'{out.stem}-{p.name}.svg')
             path.write_text(svg_page(p, defs, body), encoding='utf-8')
             written.append(path)
-    return written
+    return Export(written, len(written), tile_count, blank)

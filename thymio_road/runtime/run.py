@@ -25,6 +25,7 @@ from thymio_road.map.validation import ConfigError
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.interrupt import StopRequest
 from thymio_road.runtime.node import EmbeddedNode
+from thymio_road.runtime.progress import progress_reporter
 from thymio_road.runtime.recorder import BagRecorder
 from thymio_road.runtime.stall_probe import STALL_TIME, StallProbe
 from thymio_road.scenario import Scenario, laps, node_specs
@@ -164,7 +165,7 @@ def _run(scenario: Scenario, out: Path, record: bool, progress: bool, picture: b
                     # Traffic measures (docs/traffic.md): throughput, contacts, merge conflicts.
                     from thymio_road.runtime.traffic_probe import TrafficProbe
                     probe = TrafficProbe(graph)
-                bar = _progress(scenario.duration, progress)
+                bar = progress_reporter(scenario.duration, progress)
                 # Stalls and gridlock (analysis/stalls.py): summary.json, and a warning as it happens.
                 stalls = StallProbe(graph, stall_time, _console(bar))
                 wall0 = time.perf_counter()
@@ -190,10 +191,10 @@ def _run(scenario: Scenario, out: Path, record: bool, progress: bool, picture: b
     summary['stalls'] = stalls.summary() if stalls is not None else None
     (out / 'summary.json').write_text(json.dumps(summary, indent=2) + '\n')
     if picture:
-        from thymio_road.analysis.figures import plot_trajectories
+        from thymio_road.analysis.figures import plot_trajectories, run_title
         plot_trajectories(scenario.road_map, log.per_robot(), out / 'trajectories.png',
-                          f'{scenario.name}: {len(scenario.robots)} robots, '
-                          f'{summary["simulated_s"]:.0f} s simulated, seed {scenario.seed}')
+                          run_title(scenario.name, len(scenario.robots), summary['simulated_s'],
+                                    scenario.seed, interrupted))
     return RunResult(summary, out, interrupted)
 
 
@@ -234,21 +235,9 @@ def _console(bar: Any) -> Callable[[str | None], None]:
     def write(text: str | None) -> None:
         if not text:
             return
-        if bar is not None:
-            bar.write(text, file=sys.stderr)
+        write = getattr(bar, 'write', None)   # tqdm's bar; the line reporter has none
+        if write is not None:
+            write(text, file=sys.stderr)
         else:
             print(text, file=sys.stderr)
     return write
-
-
-def _progress(duration: float, enabled: bool) -> Any:
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    class Bar(tqdm):
-        def update_to(self, t: float) -> None:
-            self.update(round(t - self.n, 3))
-
-    return Bar(total=duration, unit='sim s', dynamic_ncols=True, disable=None,
-               bar_format='{l_bar}{bar}| {n:.0f}/{total:.0f} sim s [{elapsed}<{remaining}, {rate_fmt}]')
