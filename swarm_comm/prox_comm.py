@@ -262,6 +262,11 @@ def segments_hit_hulls(a: np.ndarray, b: np.ndarray, centre: np.ndarray, yaw: np
 
 # --- the compiled medium -----------------------------------------------------------------------
 
+#: Grid cells per IR reach: smaller cells fit the discs that are searched more tightly, at the
+#: price of more cells to look up (2 was fastest at 10 robots per m², issue #15).
+CELLS_PER_REACH = 2
+
+
 @njit(cache=True)
 def _grow(array: np.ndarray, size: int) -> np.ndarray:
     bigger = np.empty(max(2 * array.shape[0], size), dtype=array.dtype)
@@ -290,37 +295,82 @@ def _cells(xy: np.ndarray, cell: float) -> tuple:
 
 
 @njit(cache=True)
+def _lower_bound(sorted_keys: np.ndarray, key: int) -> int:
+    """The first position whose key is >= `key` (binary search)."""
+    lo, hi = 0, sorted_keys.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
 def _robots_near(cx: float, cy: float, radius: float, grid: tuple, cell: float, out: np.ndarray) -> int:
-    """Robots of the cells that the disc (cx, cy, radius) overlaps, into `out`; returns their count."""
-    x0, y0, width, nx, ny, sorted_keys, order = grid
+    """Positions in cell order of the robots of the cells that the disc (cx, cy, radius) overlaps,
+    into `out`; returns their count."""
+    x0, y0, width, nx, ny, sorted_keys = grid
     ix0 = max(int(math.floor((cx - radius - x0) / cell)), -1)
     ix1 = min(int(math.floor((cx + radius - x0) / cell)), nx + 1)
     iy0 = max(int(math.floor((cy - radius - y0) / cell)), -1)
     iy1 = min(int(math.floor((cy + radius - y0) / cell)), ny + 1)
     count = 0
     for ix in range(ix0, ix1 + 1):
-        first = np.searchsorted(sorted_keys, (ix + 1) * width + iy0 + 1)
-        last = np.searchsorted(sorted_keys, (ix + 1) * width + iy1 + 1, side='right')
+        first = _lower_bound(sorted_keys, (ix + 1) * width + iy0 + 1)
+        last = _lower_bound(sorted_keys, (ix + 1) * width + iy1 + 2)
         for k in range(first, last):
-            out[count] = order[k]
+            out[count] = k
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _may_see(pos, dirs, robot, cx, cy, sin_b, cos_b, range_m, sensor_r, out) -> int:
+    """The sensors of `robot` (indices into `out`, their count) that may see a sensor of the robot
+    centred at (cx, cy): a conservative test that only prunes, the exact one follows.
+
+    The other robot's sensors lie in the disc of radius R (the sensors' radius) around its
+    centre, so the sector β is widened by the disc's angular radius γ, sin γ = R/|w|, and the
+    range by R: w·u ≥ |w| cos(β + γ) = cos β · √(|w|² − R²) − sin β · R.
+    """
+    count = 0
+    r2 = sensor_r * sensor_r
+    for k in range(pos.shape[1]):
+        wx, wy = cx - pos[robot, k, 0], cy - pos[robot, k, 1]
+        dist2 = wx * wx + wy * wy
+        if dist2 >= (range_m + sensor_r) ** 2 + 1e-9:
+            continue
+        dot = wx * dirs[robot, k, 0] + wy * dirs[robot, k, 1]
+        if dist2 <= r2 or dot >= cos_b * math.sqrt(max(dist2 - r2, 0.0)) - sin_b * sensor_r - 1e-9:
+            out[count] = k
             count += 1
     return count
 
 
 @njit(cache=True)
 def _open_paths(xy, pos, dirs, cos_yaw, sin_yaw, transmitters, receivers, normals, offsets, walls,
-                range2, cos_e2, cos_r2, reach, pad, hull_r2):
+                range2, cos_e2, cos_r2, apertures, reach, radii):
     """Every emitter→sensor path that meets criteria 1–4, sorted by transmitter, receiver, LED, sensor.
 
     Returns (transmitter, receiver, emitter, sensor, d (m), cos α_e, cos α_r, count); the arrays
-    are longer than count. Pairs come from the grid (centres within `reach`); occluders of a
-    pair from the cells within |ab|/2 + `pad` of its midpoint; the exact tests follow.
+    are longer than count. `radii` are ρ, the sensors' and the hull's radius (m). Pairs come
+    from the grid (centres within `reach`); occluders of a pair from the cells within |ab|/2 plus
+    the sensors' and the hull's radius of its midpoint; the exact tests follow. The robots'
+    data is copied in cell order first, so that neighbours are neighbours in memory.
     """
     n = xy.shape[0]
-    grid = _cells(xy, reach)
+    cell = reach / CELLS_PER_REACH
+    x0, y0, width, nx, ny, sorted_keys, order = _cells(xy, cell)
+    grid = (x0, y0, width, nx, ny, sorted_keys)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    xy, pos, dirs = xy[order], pos[order], dirs[order]
+    cos_yaw, sin_yaw, receivers = cos_yaw[order], sin_yaw[order], receivers[order]
     near = np.empty(n, dtype=np.int64)
     occ = np.empty(n, dtype=np.int64)
-    cap = 64 * transmitters.shape[0] + 64
+    cap = 4 * transmitters.shape[0] + 64
     o_t = np.empty(cap, dtype=np.int64)
     o_r = np.empty(cap, dtype=np.int64)
     o_e = np.empty(cap, dtype=np.int64)
@@ -336,25 +386,39 @@ def _open_paths(xy, pos, dirs, cos_yaw, sin_yaw, transmitters, receivers, normal
     v_d = np.empty(sensors * sensors)
     v_ce = np.empty(sensors * sensors)
     v_cr = np.empty(sensors * sensors)
+    e_may = np.empty(sensors, dtype=np.int64)
+    s_may = np.empty(sensors, dtype=np.int64)
+    sin_ae, cos_ae = math.sin(apertures[0]), math.cos(apertures[0])
+    sin_ar, cos_ar = math.sin(apertures[1]), math.cos(apertures[1])
+    range_r, sensor_r, hull_r = radii
+    pad, hull_r2 = sensor_r + hull_r, hull_r * hull_r
+    # t, r: robot indices (the output's order); a, b, o: positions in cell order.
     for t in np.sort(transmitters):
-        tx, ty = xy[t, 0], xy[t, 1]
-        found = _robots_near(tx, ty, reach, grid, reach, near)
+        a = rank[t]
+        tx, ty = xy[a, 0], xy[a, 1]
+        found = _robots_near(tx, ty, reach, grid, cell, near)
         m = 0
         for k in range(found):
-            r = near[k]
-            if r != t and receivers[r] and (xy[r, 0] - tx) ** 2 + (xy[r, 1] - ty) ** 2 <= reach2:
-                near[m] = r
+            b = near[k]
+            if b != a and receivers[b] and (xy[b, 0] - tx) ** 2 + (xy[b, 1] - ty) ** 2 <= reach2:
+                near[m] = order[b]
                 m += 1
         for r in np.sort(near[:m]):
-            # Criteria 1-3 (as ProxCommParams documents them): no square root until visible.
+            b = rank[r]
+            # Criteria 1-3: first which LEDs may reach r's sensor disc and which sensors may see
+            # t's, then the exact test on those paths only, without a square root until visible.
+            n_e = _may_see(pos, dirs, a, xy[b, 0], xy[b, 1], sin_ae, cos_ae, range_r, sensor_r, e_may)
+            n_s = _may_see(pos, dirs, b, tx, ty, sin_ar, cos_ar, range_r, sensor_r, s_may)
             visible = 0
-            for e in range(sensors):
-                for s in range(sensors):
-                    vx = pos[r, s, 0] - pos[t, e, 0]
-                    vy = pos[r, s, 1] - pos[t, e, 1]
+            for i in range(n_e):
+                e = e_may[i]
+                for j in range(n_s):
+                    s = s_may[j]
+                    vx = pos[b, s, 0] - pos[a, e, 0]
+                    vy = pos[b, s, 1] - pos[a, e, 1]
                     d2 = vx * vx + vy * vy
-                    de = vx * dirs[t, e, 0] + vy * dirs[t, e, 1]
-                    dr = -(vx * dirs[r, s, 0] + vy * dirs[r, s, 1])
+                    de = vx * dirs[a, e, 0] + vy * dirs[a, e, 1]
+                    dr = -(vx * dirs[b, s, 0] + vy * dirs[b, s, 1])
                     if d2 < range2 and de > 0 and de * de >= cos_e2 * d2 and dr > 0 and dr * dr >= cos_r2 * d2:
                         d = math.sqrt(d2)
                         v_e[visible], v_s[visible], v_d[visible] = e, s, d
@@ -363,18 +427,18 @@ def _open_paths(xy, pos, dirs, cos_yaw, sin_yaw, transmitters, receivers, normal
             if visible == 0:
                 continue
             # Criterion 4: third robots' hulls near the pair, then walls.
-            mx, my = (tx + xy[r, 0]) / 2, (ty + xy[r, 1]) / 2
-            radius = math.hypot(xy[r, 0] - tx, xy[r, 1] - ty) / 2 + pad
-            found = _robots_near(mx, my, radius, grid, reach, occ)
+            mx, my = (tx + xy[b, 0]) / 2, (ty + xy[b, 1]) / 2
+            radius = math.hypot(xy[b, 0] - tx, xy[b, 1] - ty) / 2 + pad
+            found = _robots_near(mx, my, radius, grid, cell, occ)
             occluders = 0
             for k in range(found):
                 o = occ[k]
-                if o != t and o != r and (xy[o, 0] - mx) ** 2 + (xy[o, 1] - my) ** 2 <= radius * radius:
+                if o != a and o != b and (xy[o, 0] - mx) ** 2 + (xy[o, 1] - my) ** 2 <= radius * radius:
                     occ[occluders] = o
                     occluders += 1
             for p in range(visible):
-                ax, ay = pos[t, v_e[p], 0], pos[t, v_e[p], 1]
-                bx, by = pos[r, v_s[p], 0], pos[r, v_s[p], 1]
+                ax, ay = pos[a, v_e[p], 0], pos[a, v_e[p], 1]
+                bx, by = pos[b, v_s[p], 0], pos[b, v_s[p], 1]
                 abx, aby = bx - ax, by - ay
                 ab2 = max(abx * abx + aby * aby, 1e-18)
                 blocked = False
@@ -522,8 +586,9 @@ class ProxCommChannel:
         p = self.params
         t, r, e, s, d, cos_e, cos_r, count = _open_paths(
             xy, pos, dirs, np.cos(poses[:, 2]), np.sin(poses[:, 2]), tx, rx_mask, self._normals, self._offsets,
-            self.walls, p.range_m ** 2, self.cos_e ** 2, self.cos_r ** 2, self.reach,
-            self.sensor_radius + self.hull_radius, self.hull_radius ** 2)
+            self.walls, p.range_m ** 2, self.cos_e ** 2, self.cos_r ** 2,
+            (p.emitter_aperture, p.receiver_aperture), self.reach,
+            (p.range_m, self.sensor_radius, self.hull_radius))
         if count == 0:
             return Receptions.empty()
         t, r, e, s, d, cos_e, cos_r = (v[:count] for v in (t, r, e, s, d, cos_e, cos_r))
@@ -544,11 +609,12 @@ class ProxCommChannel:
                     rng: np.random.Generator | None) -> Receptions:
         """Rows from the open paths (pair, emitter, sensor) and their contributions.
 
-        Pairs (pt, pr) are sorted by transmitter, then receiver, and paths by pair, emitter and
-        sensor, so each sensor's sum is taken over its LEDs in one order.
+        Pairs (pt, pr) are sorted by transmitter, then receiver, each with an open path; paths
+        are sorted by pair, emitter and sensor, so each sensor's sum is taken over its LEDs in
+        one order (np.bincount adds in input order).
         """
         pi, ei, si = paths
-        heard, row = np.unique(pi, return_inverse=True)
+        heard, row = np.arange(len(pt)), pi
         sums = np.bincount(row * SENSOR_COUNT + si, weights=contrib,
                            minlength=len(heard) * SENSOR_COUNT).reshape(-1, SENSOR_COUNT)
         intensities = self._intensities(sums, rng)
