@@ -4,7 +4,8 @@ The threshold m_t is computed, not assumed: the channel model is evaluated over 
 of a transmitter's relative position and orientation (Sect. 4.2.1), giving P(M > m | s1); M given s0
 is the ambient level with noise. Both use the detector's statistic, the minimum over the eight sensors
 (Sect. 4.2.2). Noise is applied per sensor before the minimum, exactly (products of Gaussian tails),
-rather than by convolving the minimum afterwards.
+rather than by convolving the minimum afterwards. The observations are evaluated by compiled numba
+kernels, 2,048 at a time (issue #15: the paper's 5.184·10^8 per sensor in about 8 min of one core).
 
 The distance D ~ Gamma(k = 0.045, φ = 2.5) is read as the clearance between the two robots' bodies in
 metres (mean 11 cm): taken as a centre distance it would put most robots inside each other. The
