@@ -35,10 +35,10 @@ w = cos(α_e)^18 · cos(α_r)^9 and emitter sectors spanned by 5 rays over ±30�
 metres (REP-103); the response formula works in cm, as Enki does.
 
 :class:`ProxCommChannel` computes one medium step for many robots at once. The geometry is one
-compiled numba kernel (:func:`_open_paths`, ``cache=True``: compiled once per machine, then
-loaded in under a second). Its broad phase is a uniform grid of sorted cells as wide as ρ plus
-twice the sensors' radius: a transmitter examines the robots of its 3×3 cells only, and a pair's
-occluders come from the cells around the pair. The cost therefore grows with the number of
+compiled numba kernel (:func:`_open_paths`, ``cache=True``: compiled once per install, then
+loaded in under a second). Its broad phase is a uniform grid of sorted cells half as wide as the
+reach (ρ plus twice the sensors' radius): a transmitter examines the robots of the cells within
+its reach only, and a pair's occluders come from the cells around the pair. The cost therefore grows with the number of
 neighbours, not with n². The response law, the noise and the threshold stay in numpy on the open
 paths, so the results are those of the numpy model this kernel replaced (issue #15), which the
 tests keep as their reference (``test/prox_comm_reference.py``).
