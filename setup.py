@@ -23,6 +23,7 @@ setup(
         'setuptools',
         'numpy>=1.21',
         'scipy',
+        'numba',
         'PyYAML',
         'matplotlib',
         'rosbags>=0.10',

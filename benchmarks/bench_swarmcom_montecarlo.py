@@ -1,59 +1,67 @@
-"""Throughput of the threshold Monte Carlo (synthetic observations per second) and the paper's full size.
+"""The threshold Monte Carlo: the compiled estimator against the numpy one it replaced, and the paper's size.
 
 The paper evaluated 1000 × 720 × 720 = 5.184·10^8 synthetic observations per sensor (Sect. 4.2.2).
-This script times the two stages (channel model, and noise integration of eq. 32) and the whole
-estimate on a quantile grid, then extrapolates to the paper's grid. Plain script: python benchmarks/bench_swarmcom_montecarlo.py
+In one run this script times, as wall and CPU (one core) seconds:
+
+1. the numpy estimator (``test/swarmcom_threshold_reference.py``) with its former chunk of 65,536
+   observations and with chunks of 2,048, on a small quantile grid;
+2. the compiled estimator (:func:`swarm_comm.detector.estimate_threshold`) on the same grid, and
+   checks that it finds the same threshold;
+3. the compiled estimator on a grid of ``--distances`` × 720 × 720 (default 100, a tenth of the
+   paper's), extrapolated linearly to the paper's 5.184·10^8 observations (the cost per observation
+   does not depend on the count); ``--full`` runs the paper's grid itself instead.
+
+Plain script: python benchmarks/bench_swarmcom_montecarlo.py [--distances 100] [--full]
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / 'test'))  # the numpy reference lives with the tests
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import swarmcom_threshold_reference as reference  # noqa: E402
+from swarm_comm.detector import estimate_threshold  # noqa: E402
 
-from swarm_comm.channel import ChannelParameters  # noqa: E402
-from swarm_comm.detector import PoseDistribution, estimate_threshold, observe, s1_min_tail_sum  # noqa: E402
-from swarm_comm.geometry import EPuckGeometry  # noqa: E402
-
+PAPER_GRID = (1000, 720, 720)
 PAPER_OBSERVATIONS = 1000 * 720 * 720
+SMALL_GRID = (100, 72, 72)
 
 
-def rate(label: str, count: int, seconds: float) -> float:
-    per_second = count / seconds
-    print(f'{label:<34} {count:>10,d} obs in {seconds:7.2f} s = {per_second:>12,.0f} obs/s')
-    return per_second
+def timed(label: str, fn) -> tuple[float, float, object]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(f'{label:<48} {result.observations:>12,d} obs  wall {wall:8.2f} s  cpu {cpu:8.2f} s  '
+          f'{result.observations / cpu:>11,.0f} obs/s (cpu)  m_t = {result.threshold}', flush=True)
+    return wall, cpu, result
 
 
 def main() -> None:
-    geometry, params, poses = EPuckGeometry(), ChannelParameters(), PoseDistribution()
-    rng = np.random.default_rng(0)
-    count = 200_000
-    distance, polar, orientation = poses.sample(count, rng)
-
-    started = time.perf_counter()
-    means = np.concatenate([observe(distance[i:i + 16384], polar[i:i + 16384], orientation[i:i + 16384],
-                                    geometry, params) for i in range(0, count, 16384)])
-    model_rate = rate('channel model (8x8 pairs)', count, time.perf_counter() - started)
-
-    m_values = np.arange(4063, params.m_sup)
-    started = time.perf_counter()
-    for i in range(0, count, 16384):
-        s1_min_tail_sum(means[i:i + 16384], m_values, params)
-    noise_rate = rate('noise integration (eq. 32 tails)', count, time.perf_counter() - started)
-
-    grid = (100, 72, 72)
-    started = time.perf_counter()
-    estimate = estimate_threshold(grid=grid)
-    elapsed = time.perf_counter() - started
-    total_rate = rate(f'whole estimate, grid {grid}', estimate.observations, elapsed)
-    print(f'threshold on that grid: m_t = {estimate.threshold} (paper 4075)')
-    print(f'model share of the time: {total_rate / model_rate:.2f}; noise share: {total_rate / noise_rate:.2f}')
-    full = PAPER_OBSERVATIONS / total_rate
-    print(f'paper grid 1000x720x720 = {PAPER_OBSERVATIONS:.4g} observations: {full:,.0f} s '
-          f'= {full / 3600:.2f} h on one core here ({full / 3600 / 2:.2f} h if split over 2 cores)')
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--distances', type=int, default=100, help='n_D of the large grid (default: %(default)s)')
+    parser.add_argument('--full', action='store_true', help="run the paper's 1000 x 720 x 720 grid")
+    args = parser.parse_args()
+    estimate_threshold(grid=(2, 2, 2))  # load (or compile) the kernels outside the timings
+    print(f'small grid {SMALL_GRID}:')
+    _, old_cpu, old = timed('numpy, chunk 65,536 (before #15)', lambda: reference.estimate_threshold(grid=SMALL_GRID))
+    _, small_cpu, _ = timed('numpy, chunk 2,048', lambda: reference.estimate_threshold(grid=SMALL_GRID, chunk=2048))
+    _, new_cpu, new = timed('compiled, chunk 2,048', lambda: estimate_threshold(grid=SMALL_GRID))
+    if new.threshold != old.threshold:
+        raise SystemExit(f'the compiled estimator finds m_t = {new.threshold}, the numpy one {old.threshold}')
+    print(f'compiled / numpy (cpu): {old_cpu / new_cpu:.1f}x; numpy with chunks of 2,048 / 65,536: '
+          f'{old_cpu / small_cpu:.2f}x')
+    grid = PAPER_GRID if args.full else (args.distances, 720, 720)
+    wall, cpu, big = timed(f'compiled, grid {grid}', lambda: estimate_threshold(grid=grid))
+    factor = PAPER_OBSERVATIONS / big.observations
+    label = 'measured' if factor == 1 else f'extrapolated linearly (x{factor:g})'
+    print(f"paper grid {PAPER_GRID} = {PAPER_OBSERVATIONS:.4g} observations, {label}: "
+          f"{cpu * factor:,.0f} s cpu = {cpu * factor / 60:.1f} min on one core (wall {wall * factor / 60:.1f} min); "
+          f"numpy before #15 at its rate: {PAPER_OBSERVATIONS / (old.observations / old_cpu) / 3600:.2f} h")
 
 
 if __name__ == '__main__':

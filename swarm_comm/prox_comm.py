@@ -34,20 +34,22 @@ The later code uses ρ 48 cm, m 4600, c 917, x0 0.2, a fixed threshold of 1400, 
 w = cos(α_e)^18 · cos(α_r)^9 and emitter sectors spanned by 5 rays over ±30°. Geometry is in
 metres (REP-103); the response formula works in cm, as Enki does.
 
-:class:`ProxCommChannel` computes one medium step for many robots at once. Robot pairs come
-from a k-d tree (pairs whose centres are closer than ρ plus twice the sensors' radius), and
-occluders from a second query around each pair. The cost therefore grows with the number of
-neighbours, not with n². :func:`naive_step` is the plain all-pairs version of the same model.
-The tests check the two against each other, and the benchmark times them.
+:class:`ProxCommChannel` computes one medium step for many robots at once. The geometry is one
+compiled numba kernel (:func:`_open_paths`, ``cache=True``: compiled once per install, then
+loaded in under a second). Its broad phase is a uniform grid of sorted cells half as wide as the
+reach (ρ plus twice the sensors' radius): a transmitter examines the robots of the cells within
+its reach only, and a pair's occluders come from the cells around the pair. The cost therefore grows with the number of
+neighbours, not with n². The response law, the noise and the threshold stay in numpy on the open
+paths, so the results are those of the numpy model this kernel replaced (issue #15), which the
+tests keep as their reference (``test/prox_comm_reference.py``).
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.spatial import cKDTree
+from numba import njit
 
 from thymio_road.sim import robot_model as rm
 
@@ -190,50 +192,275 @@ def _hull_normals(hull: np.ndarray) -> np.ndarray:
     return np.column_stack([edges[:, 1], -edges[:, 0]])
 
 
+@njit(cache=True)
+def _segment_hits_hull(ax: float, ay: float, bx: float, by: float, cx: float, cy: float, cos_yaw: float,
+                       sin_yaw: float, normals: np.ndarray, offsets: np.ndarray) -> bool:
+    """Whether segment a→b meets the convex hull placed at (cx, cy) with heading cos/sin yaw.
+
+    Parametric clipping in the hull's frame: inside edge k means n_k·x <= offsets[k]
+    (offsets[k] = n_k·v_k). The segment meets the polygon iff the latest entering parameter
+    is below the earliest leaving one, and it is not parallel to and outside an edge.
+    """
+    qx, qy = ax - cx, ay - cy
+    lax = cos_yaw * qx + sin_yaw * qy
+    lay = -sin_yaw * qx + cos_yaw * qy
+    qx, qy = bx - cx, by - cy
+    lbx = cos_yaw * qx + sin_yaw * qy
+    lby = -sin_yaw * qx + cos_yaw * qy
+    dx, dy = lbx - lax, lby - lay
+    t_enter, t_leave = 0.0, 1.0
+    for k in range(normals.shape[0]):
+        num = lax * normals[k, 0] + lay * normals[k, 1] - offsets[k]
+        den = dx * normals[k, 0] + dy * normals[k, 1]
+        if den < 0.0:
+            t_enter = max(t_enter, -num / den)
+        elif den > 0.0:
+            t_leave = min(t_leave, -num / den)
+        elif num > 0.0:
+            return False
+    return t_enter < t_leave
+
+
+@njit(cache=True)
+def _segment_hits_walls(ax: float, ay: float, bx: float, by: float, walls: np.ndarray) -> bool:
+    """Whether segment a→b crosses any wall segment (w×2×2), ends included."""
+    dx, dy = bx - ax, by - ay
+    for k in range(walls.shape[0]):
+        ex, ey = walls[k, 1, 0] - walls[k, 0, 0], walls[k, 1, 1] - walls[k, 0, 1]
+        wx, wy = walls[k, 0, 0] - ax, walls[k, 0, 1] - ay
+        den = dx * ey - dy * ex
+        if den != 0.0:
+            t = (wx * ey - wy * ex) / den
+            u = (wx * dy - wy * dx) / den
+            if 0.0 <= t <= 1.0 and 0.0 <= u <= 1.0:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _hulls_hit(a: np.ndarray, b: np.ndarray, centre: np.ndarray, cos_yaw: np.ndarray, sin_yaw: np.ndarray,
+               normals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    out = np.zeros(a.shape[0], dtype=np.bool_)
+    for i in range(a.shape[0]):
+        out[i] = _segment_hits_hull(a[i, 0], a[i, 1], b[i, 0], b[i, 1], centre[i, 0], centre[i, 1],
+                                    cos_yaw[i], sin_yaw[i], normals, offsets)
+    return out
+
+
 def segments_hit_hulls(a: np.ndarray, b: np.ndarray, centre: np.ndarray, yaw: np.ndarray,
                        hull: np.ndarray = rm.HULL) -> np.ndarray:
     """Whether segment a→b (s×2) meets the convex hull placed at (centre, yaw) (s×2, s), per row.
 
-    Parametric clipping against the hull's half-planes: the segment meets the polygon iff the
-    latest entering parameter is below the earliest leaving one. The test is done in the
-    hull's frame, so only the segments are transformed.
+    The same test as the medium's occlusion (one compiled function for both).
     """
-    if len(a) == 0:
-        return np.zeros(0, dtype=bool)
-    c, s = np.cos(yaw)[:, None], np.sin(yaw)[:, None]
-
-    def local(p: np.ndarray) -> np.ndarray:
-        q = p - centre
-        return np.stack([c[:, 0] * q[:, 0] + s[:, 0] * q[:, 1], -s[:, 0] * q[:, 0] + c[:, 0] * q[:, 1]], axis=-1)
-
-    la, lb = local(a), local(b)
-    normals = _hull_normals(hull)  # (K, 2)
-    # Inside edge k: n_k·(x − v_k) <= 0.  With x = a + t(b − a): num_k + t·den_k <= 0.
-    num = la @ normals.T - (normals * hull).sum(axis=1)[None, :]  # (s, K)
-    den = (lb - la) @ normals.T
-    with np.errstate(divide='ignore', invalid='ignore'):
-        t = -num / den
-    entering = den < 0
-    leaving = den > 0
-    t_enter = np.max(np.where(entering, t, 0.0), axis=1, initial=0.0)
-    t_leave = np.min(np.where(leaving, t, 1.0), axis=1, initial=1.0)
-    parallel_outside = np.any((den == 0) & (num > 0), axis=1)
-    return (t_enter < t_leave) & ~parallel_outside
+    a, b, centre = (np.ascontiguousarray(np.asarray(v, dtype=float).reshape(-1, 2)) for v in (a, b, centre))
+    yaw = np.asarray(yaw, dtype=float).reshape(-1)
+    hull = np.asarray(hull, dtype=float)
+    normals = _hull_normals(hull)
+    return _hulls_hit(a, b, centre, np.cos(yaw), np.sin(yaw), normals, (normals * hull).sum(axis=1))
 
 
-def segments_hit_walls(a: np.ndarray, b: np.ndarray, walls: np.ndarray) -> np.ndarray:
-    """Whether segment a→b (s×2) crosses any wall segment (w×2×2), per row."""
-    if len(a) == 0 or walls is None or len(walls) == 0:
-        return np.zeros(len(a), dtype=bool)
-    d = (b - a)[:, None, :]  # (s, 1, 2)
-    e = (walls[:, 1] - walls[:, 0])[None, :, :]  # (1, w, 2)
-    w = walls[None, :, 0, :] - a[:, None, :]  # (s, w, 2)
-    den = d[..., 0] * e[..., 1] - d[..., 1] * e[..., 0]
-    with np.errstate(divide='ignore', invalid='ignore'):
-        t = (w[..., 0] * e[..., 1] - w[..., 1] * e[..., 0]) / den
-        u = (w[..., 0] * d[..., 1] - w[..., 1] * d[..., 0]) / den
-    hit = (den != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)
-    return hit.any(axis=1)
+# --- the compiled medium -----------------------------------------------------------------------
+
+#: Grid cells per IR reach: smaller cells fit the discs that are searched more tightly, at the
+#: price of more cells to look up (2 was fastest at 10 robots per m², issue #15).
+CELLS_PER_REACH = 2
+
+
+@njit(cache=True)
+def _grow(array: np.ndarray, size: int) -> np.ndarray:
+    bigger = np.empty(max(2 * array.shape[0], size), dtype=array.dtype)
+    bigger[:array.shape[0]] = array
+    return bigger
+
+
+@njit(cache=True)
+def _cells(xy: np.ndarray, cell: float) -> tuple:
+    """Uniform grid of side `cell` as sorted cells: each robot's cell key, robots sorted by key.
+
+    Keys are (ix + 1)·width + (iy + 1) with a free row and column on every side, so the
+    neighbours of any occupied cell have distinct keys without wrapping.
+    """
+    n = xy.shape[0]
+    x0, y0 = xy[:, 0].min(), xy[:, 1].min()
+    ix = np.empty(n, dtype=np.int64)
+    iy = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ix[i] = int(math.floor((xy[i, 0] - x0) / cell))
+        iy[i] = int(math.floor((xy[i, 1] - y0) / cell))
+    width = iy.max() + 3
+    keys = (ix + 1) * width + iy + 1
+    order = np.argsort(keys, kind='mergesort')
+    return x0, y0, width, ix.max(), iy.max(), keys[order], order
+
+
+@njit(cache=True)
+def _lower_bound(sorted_keys: np.ndarray, key: int) -> int:
+    """The first position whose key is >= `key` (binary search)."""
+    lo, hi = 0, sorted_keys.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _robots_near(cx: float, cy: float, radius: float, grid: tuple, cell: float, out: np.ndarray) -> int:
+    """Positions in cell order of the robots of the cells that the disc (cx, cy, radius) overlaps,
+    into `out`; returns their count."""
+    x0, y0, width, nx, ny, sorted_keys = grid
+    ix0 = max(int(math.floor((cx - radius - x0) / cell)), -1)
+    ix1 = min(int(math.floor((cx + radius - x0) / cell)), nx + 1)
+    iy0 = max(int(math.floor((cy - radius - y0) / cell)), -1)
+    iy1 = min(int(math.floor((cy + radius - y0) / cell)), ny + 1)
+    count = 0
+    for ix in range(ix0, ix1 + 1):
+        first = _lower_bound(sorted_keys, (ix + 1) * width + iy0 + 1)
+        last = _lower_bound(sorted_keys, (ix + 1) * width + iy1 + 2)
+        for k in range(first, last):
+            out[count] = k
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _may_see(pos, dirs, robot, cx, cy, sin_b, cos_b, range_m, sensor_r, out) -> int:
+    """The sensors of `robot` (indices into `out`, their count) that may see a sensor of the robot
+    centred at (cx, cy): a conservative test that only prunes, the exact one follows.
+
+    The other robot's sensors lie in the disc of radius R (the sensors' radius) around its
+    centre, so the sector β is widened by the disc's angular radius γ, sin γ = R/|w|, and the
+    range by R: w·u ≥ |w| cos(β + γ) = cos β · √(|w|² − R²) − sin β · R.
+    """
+    count = 0
+    r2 = sensor_r * sensor_r
+    for k in range(pos.shape[1]):
+        wx, wy = cx - pos[robot, k, 0], cy - pos[robot, k, 1]
+        dist2 = wx * wx + wy * wy
+        if dist2 >= (range_m + sensor_r) ** 2 + 1e-9:
+            continue
+        dot = wx * dirs[robot, k, 0] + wy * dirs[robot, k, 1]
+        if dist2 <= r2 or dot >= cos_b * math.sqrt(max(dist2 - r2, 0.0)) - sin_b * sensor_r - 1e-9:
+            out[count] = k
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _open_paths(xy, pos, dirs, cos_yaw, sin_yaw, transmitters, receivers, normals, offsets, walls,
+                range2, cos_e2, cos_r2, apertures, reach, radii):
+    """Every emitter→sensor path that meets criteria 1–4, sorted by transmitter, receiver, LED, sensor.
+
+    Returns (transmitter, receiver, emitter, sensor, d (m), cos α_e, cos α_r, count); the arrays
+    are longer than count. `radii` are ρ, the sensors' and the hull's radius (m). Pairs come
+    from the grid (centres within `reach`); occluders of a pair from the cells within |ab|/2 plus
+    the sensors' and the hull's radius of its midpoint; the exact tests follow. The robots'
+    data is copied in cell order first, so that neighbours are neighbours in memory.
+    """
+    n = xy.shape[0]
+    cell = reach / CELLS_PER_REACH
+    x0, y0, width, nx, ny, sorted_keys, order = _cells(xy, cell)
+    grid = (x0, y0, width, nx, ny, sorted_keys)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    xy, pos, dirs = xy[order], pos[order], dirs[order]
+    cos_yaw, sin_yaw, receivers = cos_yaw[order], sin_yaw[order], receivers[order]
+    near = np.empty(n, dtype=np.int64)
+    occ = np.empty(n, dtype=np.int64)
+    cap = 4 * transmitters.shape[0] + 64
+    o_t = np.empty(cap, dtype=np.int64)
+    o_r = np.empty(cap, dtype=np.int64)
+    o_e = np.empty(cap, dtype=np.int64)
+    o_s = np.empty(cap, dtype=np.int64)
+    o_d = np.empty(cap)
+    o_ce = np.empty(cap)
+    o_cr = np.empty(cap)
+    count = 0
+    reach2 = reach * reach
+    sensors = pos.shape[1]
+    v_e = np.empty(sensors * sensors, dtype=np.int64)
+    v_s = np.empty(sensors * sensors, dtype=np.int64)
+    v_d = np.empty(sensors * sensors)
+    v_ce = np.empty(sensors * sensors)
+    v_cr = np.empty(sensors * sensors)
+    e_may = np.empty(sensors, dtype=np.int64)
+    s_may = np.empty(sensors, dtype=np.int64)
+    sin_ae, cos_ae = math.sin(apertures[0]), math.cos(apertures[0])
+    sin_ar, cos_ar = math.sin(apertures[1]), math.cos(apertures[1])
+    range_r, sensor_r, hull_r = radii
+    pad, hull_r2 = sensor_r + hull_r, hull_r * hull_r
+    # t, r: robot indices (the output's order); a, b, o: positions in cell order.
+    for t in np.sort(transmitters):
+        a = rank[t]
+        tx, ty = xy[a, 0], xy[a, 1]
+        found = _robots_near(tx, ty, reach, grid, cell, near)
+        m = 0
+        for k in range(found):
+            b = near[k]
+            if b != a and receivers[b] and (xy[b, 0] - tx) ** 2 + (xy[b, 1] - ty) ** 2 <= reach2:
+                near[m] = order[b]
+                m += 1
+        for r in np.sort(near[:m]):
+            b = rank[r]
+            # Criteria 1-3: first which LEDs may reach r's sensor disc and which sensors may see
+            # t's, then the exact test on those paths only, without a square root until visible.
+            n_e = _may_see(pos, dirs, a, xy[b, 0], xy[b, 1], sin_ae, cos_ae, range_r, sensor_r, e_may)
+            n_s = _may_see(pos, dirs, b, tx, ty, sin_ar, cos_ar, range_r, sensor_r, s_may)
+            visible = 0
+            for i in range(n_e):
+                e = e_may[i]
+                for j in range(n_s):
+                    s = s_may[j]
+                    vx = pos[b, s, 0] - pos[a, e, 0]
+                    vy = pos[b, s, 1] - pos[a, e, 1]
+                    d2 = vx * vx + vy * vy
+                    de = vx * dirs[a, e, 0] + vy * dirs[a, e, 1]
+                    dr = -(vx * dirs[b, s, 0] + vy * dirs[b, s, 1])
+                    if d2 < range2 and de > 0 and de * de >= cos_e2 * d2 and dr > 0 and dr * dr >= cos_r2 * d2:
+                        d = math.sqrt(d2)
+                        v_e[visible], v_s[visible], v_d[visible] = e, s, d
+                        v_ce[visible], v_cr[visible] = de / d, dr / d
+                        visible += 1
+            if visible == 0:
+                continue
+            # Criterion 4: third robots' hulls near the pair, then walls.
+            mx, my = (tx + xy[b, 0]) / 2, (ty + xy[b, 1]) / 2
+            radius = math.hypot(xy[b, 0] - tx, xy[b, 1] - ty) / 2 + pad
+            found = _robots_near(mx, my, radius, grid, cell, occ)
+            occluders = 0
+            for k in range(found):
+                o = occ[k]
+                if o != a and o != b and (xy[o, 0] - mx) ** 2 + (xy[o, 1] - my) ** 2 <= radius * radius:
+                    occ[occluders] = o
+                    occluders += 1
+            for p in range(visible):
+                ax, ay = pos[a, v_e[p], 0], pos[a, v_e[p], 1]
+                bx, by = pos[b, v_s[p], 0], pos[b, v_s[p], 1]
+                abx, aby = bx - ax, by - ay
+                ab2 = max(abx * abx + aby * aby, 1e-18)
+                blocked = False
+                for k in range(occluders):
+                    o = occ[k]
+                    # Broad phase: the hull's bounding circle must come within reach of the segment.
+                    u = min(max(((xy[o, 0] - ax) * abx + (xy[o, 1] - ay) * aby) / ab2, 0.0), 1.0)
+                    if (ax + u * abx - xy[o, 0]) ** 2 + (ay + u * aby - xy[o, 1]) ** 2 > hull_r2:
+                        continue
+                    if _segment_hits_hull(ax, ay, bx, by, xy[o, 0], xy[o, 1], cos_yaw[o], sin_yaw[o],
+                                          normals, offsets):
+                        blocked = True
+                        break
+                if blocked or (walls.shape[0] and _segment_hits_walls(ax, ay, bx, by, walls)):
+                    continue
+                if count == o_t.shape[0]:
+                    o_t, o_r, o_e, o_s = _grow(o_t, 0), _grow(o_r, 0), _grow(o_e, 0), _grow(o_s, 0)
+                    o_d, o_ce, o_cr = _grow(o_d, 0), _grow(o_ce, 0), _grow(o_cr, 0)
+                o_t[count], o_r[count], o_e[count], o_s[count] = t, r, v_e[p], v_s[p]
+                o_d[count], o_ce[count], o_cr[count] = v_d[p], v_ce[p], v_cr[p]
+                count += 1
+    return o_t, o_r, o_e, o_s, o_d, o_ce, o_cr, count
 
 
 # --- the channel -------------------------------------------------------------------------------
@@ -303,43 +530,10 @@ class ProxCommChannel:
         self.cos_e = math.cos(params.emitter_aperture)
         self.cos_r = math.cos(params.receiver_aperture)
         self.threshold = params.min_response
-
-    # The per-path model, shared by the pruned and the naive step so both compute the same numbers.
-    def _visibility(self, pe: np.ndarray, ue: np.ndarray, pr: np.ndarray, ur: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Criteria 1–3 for paths from LEDs (k×2 positions, unit directions) to sensors (k×2).
-
-        Returns the mask of visible paths and, for those only, d (m), cos α_e and cos α_r.
-        The mask needs no square root: d² < ρ², and cos α ≥ cos β as v·u > 0 and
-        (v·u)² ≥ cos²β · d².
-        """
-        vx = pr[:, 0] - pe[:, 0]
-        vy = pr[:, 1] - pe[:, 1]
-        d2 = vx * vx + vy * vy
-        de = vx * ue[:, 0] + vy * ue[:, 1]
-        dr = -(vx * ur[:, 0] + vy * ur[:, 1])
-        mask = (d2 < self.params.range_m ** 2) & (de > 0) & (de * de >= self.cos_e ** 2 * d2)
-        mask &= (dr > 0) & (dr * dr >= self.cos_r ** 2 * d2)
-        d = np.sqrt(d2[mask])
-        return mask, d, de[mask] / d, dr[mask] / d
-
-    def _may_see(self, origin: np.ndarray, direction: np.ndarray, centre: np.ndarray,
-                 aperture: float) -> np.ndarray:
-        """Whether a sensor (p×7×2) may see any sensor of the robot at `centre` (p×2).
-
-        A conservative test: the other robot's sensors lie in the disc of radius R (the sensors'
-        radius) around its centre, so the sector is widened by the disc's angular radius γ,
-        sin γ = R/|w|, and the range by R. It only prunes; the exact test follows. Written as
-        w·u ≥ |w| cos(β + γ) = cos β · √(|w|² − R²) − sin β · R, with one square root.
-        """
-        wx = centre[:, 0, None] - origin[..., 0]
-        wy = centre[:, 1, None] - origin[..., 1]
-        dist2 = wx * wx + wy * wy
-        r2 = self.sensor_radius ** 2
-        near = dist2 < (self.params.range_m + self.sensor_radius) ** 2 + 1e-9
-        dot = wx * direction[..., 0] + wy * direction[..., 1]
-        bound = math.cos(aperture) * np.sqrt(np.maximum(dist2 - r2, 0.0)) - math.sin(aperture) * self.sensor_radius
-        return near & ((dist2 <= r2) | (dot >= bound - 1e-9))
+        self._normals = _hull_normals(self.hull)
+        self._offsets = (self._normals * self.hull).sum(axis=1)
+        #: Robot pairs whose centres are further apart than this cannot link (m): the grid's cell.
+        self.reach = params.range_m + 2 * self.sensor_radius
 
     def _contributions(self, d: np.ndarray, cos_e: np.ndarray, cos_r: np.ndarray) -> np.ndarray:
         """w / (d − x0)² per visible emitter→sensor path (d in m, the law in cm)."""
@@ -363,26 +557,6 @@ class ProxCommChannel:
         # Enki stores intensities as int: truncation.
         return np.where(received, np.floor(r), 0).astype(np.int64)
 
-    def _blocked(self, a: np.ndarray, b: np.ndarray, owners: tuple[np.ndarray, np.ndarray],
-                 seg_occ: np.ndarray, seg_idx: np.ndarray, poses: np.ndarray) -> np.ndarray:
-        """Which segments (a→b) are blocked by their candidate occluders (seg_idx, seg_occ) or walls."""
-        blocked = np.zeros(len(a), dtype=bool)
-        keep = (seg_occ != owners[0][seg_idx]) & (seg_occ != owners[1][seg_idx])
-        seg_idx, seg_occ = seg_idx[keep], seg_occ[keep]
-        if len(seg_idx):
-            # Broad phase: the occluder's bounding circle must come within reach of the segment.
-            sa, sb, oc = a[seg_idx], b[seg_idx], poses[seg_occ, :2]
-            ab = sb - sa
-            t = np.clip(((oc - sa) * ab).sum(axis=1) / np.maximum((ab * ab).sum(axis=1), 1e-18), 0.0, 1.0)
-            near = ((sa + t[:, None] * ab - oc) ** 2).sum(axis=1) <= self.hull_radius ** 2
-            seg_idx, seg_occ = seg_idx[near], seg_occ[near]
-            hit = segments_hit_hulls(a[seg_idx], b[seg_idx], poses[seg_occ, :2], poses[seg_occ, 2], self.hull)
-            blocked[seg_idx[hit]] = True
-        if len(self.walls):
-            open_ = np.flatnonzero(~blocked)
-            blocked[open_] = segments_hit_walls(a[open_], b[open_], self.walls)
-        return blocked
-
     def step(self, poses: np.ndarray, transmitters: np.ndarray, payloads: np.ndarray,
              receivers: np.ndarray | None = None, rng: np.random.Generator | None = None,
              gains: np.ndarray | None = None) -> Receptions:
@@ -395,67 +569,52 @@ class ProxCommChannel:
         contribution w/(d − x0)² of robot k is multiplied by gains[k]. With the documented
         threshold this shrinks the range to x0 + √g·(ρ − x0); a gain above 1 cannot reach
         beyond ρ (criterion 1 still applies).
+
+        The geometry (criteria 1–4) is the compiled :func:`_open_paths`. The law, the noise and
+        the threshold are applied here with numpy, to the open paths only, so that the
+        transcendental functions and the noise stream are those of the numpy model.
         """
         poses, tx, pay, rx_mask = _check_inputs(poses, transmitters, payloads, receivers)
         gain = _check_gains(gains, len(poses))
-        rx_idx = np.flatnonzero(rx_mask)
-        if len(tx) == 0 or len(rx_idx) == 0:
+        if len(tx) == 0 or not rx_mask.any():
             return Receptions.empty()
+        xy = np.ascontiguousarray(poses[:, :2])
+        span = float(np.ptp(xy, axis=0).max())
+        if span / self.reach > 1e9:
+            raise ValueError(f'poses span {span:.3g} m: too far apart for the medium grid of {self.reach:.3g} m cells')
         pos, dirs = sensor_frames(poses, self.sensors)
-        reach = self.params.range_m + 2 * self.sensor_radius
-        # Robot pairs whose sensors might be within ρ.
-        pairs = cKDTree(poses[tx, :2]).sparse_distance_matrix(cKDTree(poses[rx_idx, :2]), reach,
-                                                             output_type='ndarray')
-        k = np.flatnonzero(tx[pairs['i']] != rx_idx[pairs['j']])
-        pt, pr = tx[pairs['i'][k]], rx_idx[pairs['j'][k]]
-        pp = pay[pairs['i'][k]]
-        order = np.lexsort((pr, pt))
-        pt, pr, pp = pt[order], pr[order], pp[order]
-        # Prune (pair, LED, sensor) triples with two conservative per-sensor tests, then the exact one.
-        may_emit = self._may_see(pos[pt], dirs[pt], poses[pr, :2], self.params.emitter_aperture)
-        pi, ei = np.nonzero(may_emit)
-        with_led = np.unique(pi)
-        may_receive = np.zeros(may_emit.shape, dtype=bool)
-        may_receive[with_led] = self._may_see(pos[pr[with_led]], dirs[pr[with_led]], poses[pt[with_led], :2],
-                                              self.params.receiver_aperture)
-        row, si = np.nonzero(may_receive[pi])
-        pi, ei = pi[row], ei[row]
-        visible, d, cos_e, cos_r = self._visibility(pos[pt[pi], ei], dirs[pt[pi], ei],
-                                                    pos[pr[pi], si], dirs[pr[pi], si])
-        pi, ei, si = pi[visible], ei[visible], si[visible]
-        if len(pi) == 0:
+        p = self.params
+        t, r, e, s, d, cos_e, cos_r, count = _open_paths(
+            xy, pos, dirs, np.cos(poses[:, 2]), np.sin(poses[:, 2]), tx, rx_mask, self._normals, self._offsets,
+            self.walls, p.range_m ** 2, self.cos_e ** 2, self.cos_r ** 2,
+            (p.emitter_aperture, p.receiver_aperture), self.reach,
+            (p.range_m, self.sensor_radius, self.hull_radius))
+        if count == 0:
             return Receptions.empty()
-        a, b = pos[pt[pi], ei], pos[pr[pi], si]
-        # Occluder candidates per robot pair with a visible path: robots near the pair's centres.
-        pairs_v = np.unique(pi)
-        ca, cb = poses[pt[pairs_v], :2], poses[pr[pairs_v], :2]
-        radius = np.hypot(*(cb - ca).T) / 2 + self.sensor_radius + self.hull_radius
-        lists = cKDTree(poses[:, :2]).query_ball_point((ca + cb) / 2, radius, return_sorted=False)
-        counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-        occ = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=int(counts.sum()))
-        occ_pair = np.repeat(pairs_v, counts)
-        # Join (pair, occluder) with the pair's segments (np.nonzero sorts segments by pair).
-        seg_start = np.searchsorted(pi, occ_pair)
-        seg_count = np.searchsorted(pi, occ_pair, side='right') - seg_start
-        seg_occ = np.repeat(occ, seg_count)
-        offsets = np.arange(int(seg_count.sum())) - np.repeat(np.cumsum(seg_count) - seg_count, seg_count)
-        seg_idx = np.repeat(seg_start, seg_count) + offsets
-        open_ = ~self._blocked(a, b, (pt[pi], pr[pi]), seg_occ, seg_idx, poses)
-        contrib = self._contributions(d[open_], cos_e[open_], cos_r[open_])
+        t, r, e, s, d, cos_e, cos_r = (v[:count] for v in (t, r, e, s, d, cos_e, cos_r))
+        # Pairs in the order of the paths (sorted by transmitter, then receiver).
+        first = np.ones(count, dtype=bool)
+        first[1:] = (t[1:] != t[:-1]) | (r[1:] != r[:-1])
+        pair = np.cumsum(first) - 1
+        pt, pr = t[first], r[first]
+        payload_of = np.zeros(len(poses), dtype=np.int64)
+        payload_of[tx] = pay
+        contrib = self._contributions(d, cos_e, cos_r)
         if gain is not None:
-            contrib = contrib * gain[pt[pi[open_]]]
-        return self._receptions(pt, pr, pp, (pi[open_], ei[open_], si[open_]), contrib, rng)
+            contrib = contrib * gain[t]
+        return self._receptions(pt, pr, payload_of[pt], (pair, e, s), contrib, rng)
 
     def _receptions(self, pt: np.ndarray, pr: np.ndarray, pp: np.ndarray,
                     paths: tuple[np.ndarray, np.ndarray, np.ndarray], contrib: np.ndarray,
                     rng: np.random.Generator | None) -> Receptions:
         """Rows from the open paths (pair, emitter, sensor) and their contributions.
 
-        Pairs (pt, pr) are sorted by transmitter, then receiver, and paths by pair then emitter,
-        so the sums are taken in one order whichever step computed them.
+        Pairs (pt, pr) are sorted by transmitter, then receiver, each with an open path; paths
+        are sorted by pair, emitter and sensor, so each sensor's sum is taken over its LEDs in
+        one order (np.bincount adds in input order).
         """
         pi, ei, si = paths
-        heard, row = np.unique(pi, return_inverse=True)
+        heard, row = np.arange(len(pt)), pi
         sums = np.bincount(row * SENSOR_COUNT + si, weights=contrib,
                            minlength=len(heard) * SENSOR_COUNT).reshape(-1, SENSOR_COUNT)
         intensities = self._intensities(sums, rng)
@@ -475,43 +634,6 @@ class ProxCommChannel:
         pos, _ = sensor_frames(np.asarray(poses, dtype=float).reshape(-1, 3), self.sensors)
         return np.stack([pos[links[:, 0], links[:, 1]], pos[links[:, 2], links[:, 3]]], axis=1)
 
-
-def naive_step(channel: ProxCommChannel, poses: np.ndarray, transmitters: np.ndarray, payloads: np.ndarray,
-               receivers: np.ndarray | None = None, rng: np.random.Generator | None = None,
-               gains: np.ndarray | None = None) -> Receptions:
-    """The same model without spatial pruning: every transmitter against every robot, every robot
-    as a possible occluder (O(n²) per step). The reference for tests and the benchmark."""
-    poses, tx, pay, rx_mask = _check_inputs(poses, transmitters, payloads, receivers)
-    gain = _check_gains(gains, len(poses))
-    n = len(poses)
-    pos, dirs = sensor_frames(poses, channel.sensors)
-    order = np.argsort(tx, kind='stable')
-    tx, pay = tx[order], pay[order]
-    all_pt, all_pr, all_pp, all_paths, all_contrib = [], [], [], [], []
-    base = 0
-    for t, p in zip(tx, pay):
-        pr = np.flatnonzero(rx_mask & (np.arange(n) != t))
-        pi, ei, si = (g.reshape(-1) for g in np.meshgrid(np.arange(len(pr)), np.arange(SENSOR_COUNT),
-                                                          np.arange(SENSOR_COUNT), indexing='ij'))
-        visible, d, cos_e, cos_r = channel._visibility(pos[t, ei], dirs[t, ei], pos[pr[pi], si], dirs[pr[pi], si])
-        pi, ei, si = pi[visible], ei[visible], si[visible]
-        a, b = pos[t, ei], pos[pr[pi], si]
-        # Every robot is an occluder candidate for every visible path.
-        seg_idx = np.repeat(np.arange(len(pi)), n)
-        seg_occ = np.tile(np.arange(n), len(pi))
-        open_ = ~channel._blocked(a, b, (np.full(len(pi), t), pr[pi]), seg_occ, seg_idx, poses)
-        contrib = channel._contributions(d[open_], cos_e[open_], cos_r[open_])
-        all_contrib.append(contrib if gain is None else contrib * gain[t])
-        all_paths.append(np.column_stack([pi[open_] + base, ei[open_], si[open_]]))
-        all_pt.append(np.full(len(pr), t))
-        all_pr.append(pr)
-        all_pp.append(np.full(len(pr), p))
-        base += len(pr)
-    if not all_pt:
-        return Receptions.empty()
-    paths = np.concatenate(all_paths).reshape(-1, 3)
-    return channel._receptions(np.concatenate(all_pt), np.concatenate(all_pr), np.concatenate(all_pp),
-                               (paths[:, 0], paths[:, 1], paths[:, 2]), np.concatenate(all_contrib), rng)
 
 def scatter_robots(n: int, density: float = 10.0, rng: np.random.Generator | None = None,
                    jitter: float = 0.05) -> np.ndarray:

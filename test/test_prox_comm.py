@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 
+import prox_comm_reference as reference
 from swarm_comm import prox_comm as pc
 from thymio_road.sim import robot_model as rm
 
@@ -231,7 +232,7 @@ def test_inputs_are_checked():
         pc.ProxCommParams('bad', 23.0, 2.0, 0.6, 4200.0, 0.02, 275.0)
 
 
-# --- the pruned step is the naive model -------------------------------------------------------
+# --- the compiled step is the numpy model ----------------------------------------------------
 
 @pytest.mark.parametrize('params', [pc.ENKI_DOC, pc.ENKI_CODE], ids=lambda p: p.name)
 @pytest.mark.parametrize('seed', [0, 1, 2])
@@ -245,13 +246,66 @@ def test_pruned_step_equals_the_naive_all_pairs_model(params, seed):
     walls = np.array([[(0.5, 0.5), (1.5, 1.2)]])
     channel = pc.ProxCommChannel(params, walls)
     fast = channel.step(poses, senders, payloads, receivers, rng=np.random.default_rng(7))
-    slow = pc.naive_step(channel, poses, senders, payloads, receivers, rng=np.random.default_rng(7))
+    slow = reference.naive_step(channel, poses, senders, payloads, receivers, rng=np.random.default_rng(7))
     assert len(fast) > 20
     assert fast.rows() == slow.rows()
     assert np.array_equal(fast.links, slow.links)
     # Occlusion matters in such a crowd: without third-robot hulls more is heard.
     tiny = pc.ProxCommChannel(params, walls, hull=rm.HULL * 1e-3)
     assert len(tiny.step(poses, senders, payloads, receivers).links) > len(fast.links)
+
+
+def random_layout(rng, kind):
+    """Crowds the compiled grid must handle: a dense jittered grid (occlusion everywhere), robots
+    thrown anywhere in a square (overlaps included), and two far-apart clusters (empty cells)."""
+    if kind == 'crowd':
+        return pc.scatter_robots(300, density=25.0, rng=rng, jitter=0.015)
+    if kind == 'thrown':
+        return np.column_stack([rng.uniform(0, 2.0, (200, 2)), rng.uniform(-np.pi, np.pi, 200)])
+    near = pc.scatter_robots(80, density=12.0, rng=rng)
+    far = pc.scatter_robots(80, density=12.0, rng=rng) + [40.0, -25.0, 0.0]
+    return np.vstack([near, far])
+
+
+@pytest.mark.parametrize('kind', ['crowd', 'thrown', 'clusters'])
+@pytest.mark.parametrize('params', [pc.ENKI_DOC, pc.ENKI_CODE,
+                                    dataclasses.replace(pc.ENKI_DOC, name='wide', threshold=0.0, ke=2.0, kr=3.0,
+                                                        noise=40.0, emitter_aperture=1.2)],
+                         ids=lambda p: p.name)
+@pytest.mark.parametrize('seed', [3, 4])
+def test_compiled_step_equals_the_numpy_step(params, kind, seed):
+    """The compiled medium gives the receptions and links of the numpy step it replaced (issue #15),
+    with occlusion, walls, battery gains (some 0, some above 1), disabled receivers and noise."""
+    rng = np.random.default_rng(seed)
+    poses = random_layout(rng, kind)
+    n = len(poses)
+    senders = rng.choice(n, 2 * n // 3, replace=False)
+    payloads = rng.integers(1, pc.PAYLOAD_MAX + 1, len(senders))
+    receivers = rng.random(n) < 0.85
+    gains = rng.choice([0.0, 0.3, 0.8, 1.0, 1.5], n)
+    lo, hi = poses[:, :2].min(axis=0), poses[:, :2].max(axis=0)
+    walls = np.array([[lo, hi], [(lo[0], hi[1]), (hi[0], lo[1])]])
+    compiled = pc.ProxCommChannel(params, walls)
+    old = reference.ReferenceChannel(params, walls)
+    new = compiled.step(poses, senders, payloads, receivers, rng=np.random.default_rng(seed), gains=gains)
+    ref = old.step(poses, senders, payloads, receivers, rng=np.random.default_rng(seed), gains=gains)
+    assert len(ref) > 20
+    assert new.rows() == ref.rows()
+    assert np.array_equal(new.links, ref.links)
+    # The same random stream is left behind: the next draw agrees too.
+    plain = compiled.step(poses, senders, payloads), old.step(poses, senders, payloads)
+    assert plain[0].rows() == plain[1].rows()
+
+
+def test_a_lone_pair_and_robots_at_the_grid_cell_border():
+    channel = pc.ProxCommChannel()
+    # 1 km away from a third robot: the grid spans it without a cell per metre in between.
+    poses = np.vstack([facing(10.0), [(1000.0, -700.0, 0.0)]])
+    assert step(poses).rows() == step(facing(10.0)).rows()
+    # A receiver exactly one cell (the grid's side) away from its transmitter, and beyond reach.
+    for gap in (channel.reach - 1e-9, channel.reach + 1e-6):
+        poses = np.array([(0.0, 0.0, 0.0), (gap, 0.0, math.pi)])
+        assert channel.step(poses, [0], [1]).rows() == reference.ReferenceChannel().step(poses, [0], [1]).rows()
 
 
 def test_noise_is_deterministic_for_a_seed():

@@ -1,10 +1,14 @@
 """Decision threshold from the model (eqs. 28-33) and the dynamic detector (eq. 36)."""
 import numpy as np
 import pytest
+from scipy import special
 
+import swarmcom_threshold_reference as reference
+from swarm_comm import detector
 from swarm_comm.channel import ChannelParameters
 from swarm_comm.detector import (DetectorConfig, PoseDistribution, decision_threshold, dynamic_threshold,
                                  estimate_threshold, s0_min_cdf)
+from swarm_comm.geometry import epuck_geometry
 
 
 def test_model_threshold_is_the_papers_4075_from_random_poses():
@@ -59,3 +63,44 @@ def test_bad_input_names_the_field():
         estimate_threshold(samples=10)
     with pytest.raises(ValueError, match='n_polar'):
         next(PoseDistribution().quantile_grid(2, 0, 2))
+
+
+# --- the compiled estimator is the numpy one (issue #15) ------------------------------------
+
+@pytest.mark.parametrize('layout,params,source', [
+    ('webots-driver', ChannelParameters(), {'grid': (30, 24, 24)}),
+    ('webots-driver', ChannelParameters(), {'samples': 70_000, 'seed': 3}),
+    ('enki', ChannelParameters(noise_variance=0.25, emitter_exponent=4.5), {'samples': 20_000, 'seed': 4}),
+    ('webots-proto', ChannelParameters(detector_exponent=0.0), {'grid': (12, 18, 18)}),
+], ids=['grid', 'samples', 'enki-quiet-non-integer', 'proto-flat-detector'])
+def test_compiled_estimator_equals_the_numpy_estimator(layout, params, source):
+    """Same poses (the random stream is kept), same histograms, the same threshold, and P(M > m | s1)
+    equal to rounding (the kernel's Φ and cos/exp differ from scipy's and numpy's in the last bits)."""
+    seed = source.pop('seed', None)
+    rng = (lambda: np.random.default_rng(seed)) if seed is not None else (lambda: None)
+    geometry = epuck_geometry(layout)
+    new = estimate_threshold(geometry, params, **source, rng=rng())
+    old = reference.estimate_threshold(geometry, params, **source, rng=rng())
+    assert new.threshold == old.threshold and new.observations == old.observations
+    np.testing.assert_array_equal(new.sensor_histogram, old.sensor_histogram)
+    np.testing.assert_array_equal(new.min_histogram, old.min_histogram)
+    np.testing.assert_allclose(new.s1_tail, old.s1_tail, rtol=1e-11, atol=1e-300)
+    assert (new.s1_tail > 1e-6).sum() > 5   # the comparison covers values that matter
+
+
+def test_chunks_do_not_change_the_estimate():
+    a = estimate_threshold(grid=(10, 12, 12), chunk=7)
+    b = estimate_threshold(grid=(10, 12, 12))
+    np.testing.assert_allclose(a.s1_tail, b.s1_tail, rtol=1e-13)
+    np.testing.assert_array_equal(a.min_histogram, b.min_histogram)
+    with pytest.raises(ValueError, match='chunk'):
+        estimate_threshold(grid=(2, 2, 2), chunk=0)
+
+
+def test_normal_distribution_function_of_the_kernel():
+    z = np.concatenate([np.linspace(-38.5, 9.5, 4001), np.random.default_rng(0).uniform(-20, 8, 4000)])
+    mine = np.array([detector._ndtr(v, detector.PHI_TABLE) for v in z])
+    exact = special.ndtr(z)
+    assert np.all(np.abs(mine - exact) <= 1e-12 * exact + 1e-310)
+    assert np.all(np.abs(mine - exact)[z > -10] <= 3e-14 * exact[z > -10])
+    assert mine[z >= 8.5].min() == 1.0 and detector._ndtr(-39.5, detector.PHI_TABLE) == 0.0

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import yaml
 
-from swarm_comm.prox_comm import ENKI_DOC, ProxCommChannel, naive_step, range_with_gain
+from prox_comm_reference import naive_step
+from swarm_comm.prox_comm import ENKI_DOC, ProxCommChannel, range_with_gain
 from thymio_road.control.controller import Action, ControllerParams, RoadController, State
 from thymio_road.map.intersections import Intersection, advance, crossroad
 from thymio_road.map.loader import load_map
