@@ -94,7 +94,7 @@ CASES = [
     ('duration-flag-nan', RUN + ['--duration', 'nan'], {}, ['--duration', "'nan'"]),
     ('robots-flag-word', RUN + ['--robots', 'abc'], {}, ['--robots', "'abc'"]),
     ('robots-flag-zero', RUN + ['--robots', '0'], {}, ['--robots', "'0'"]),
-    ('robots-flag-too-many', RUN + ['--robots', '100'], {}, ['--robots 100', 'do not fit', 'at most 24']),
+    ('robots-flag-too-many', RUN + ['--robots', '100'], {}, ['--robots 100', 'do not fit', 'at most 14']),
     ('robots-count-file', RUN + ['--scenario', 's.yaml'], {'s.yaml': robots(count=5000)},
      ['s.yaml', 'scenario.robots.count', '5000']),
     ('robots-unknown-road', RUN + ['--scenario', 's.yaml'], {'s.yaml': robots(road='ring')},
