@@ -606,3 +606,21 @@ def test_a_bag_without_messages_is_refused_not_given_a_negative_duration(tmp_pat
     assert main(['analyze', str(tmp_path / 'bag')]) == 2
     captured = capsys.readouterr()
     assert 'bag: the recording holds no messages' in captured.err and '-9223372036' not in captured.out
+
+
+def test_a_yaml_bomb_in_a_recorded_map_description_is_refused_quickly():
+    """The map a bag carries is input too: the same YAML limits as a map file."""
+    import time as _time
+    from thymio_road.analysis.bag import Recording
+    from thymio_road.analysis.mapsource import resolve_map
+    bomb = 'a: &a [x, x, x, x, x, x, x, x, x, x]\n' + ''.join(
+        f'{chr(98 + k)}: &{chr(98 + k)} [*{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, '
+        f'*{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}]\n'
+        for k in range(8))
+    rec = Recording(Path('x'), 'mcap', {}, {}, 0.0, 0.0, [])
+    rec.map_description = bomb
+    t0 = _time.perf_counter()
+    source = resolve_map(rec)
+    assert _time.perf_counter() - t0 < 1.0
+    assert source.road_map is None
+    assert any('aliases expand' in note for note in source.notes), source.notes

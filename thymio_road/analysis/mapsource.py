@@ -16,7 +16,7 @@ import yaml
 from thymio_road.analysis.bag import Recording, sibling_summary
 from thymio_road.map.loader import load_map, parse_map
 from thymio_road.map.road_map import RoadMap
-from thymio_road.map.validation import ConfigError
+from thymio_road.map.validation import ConfigError, parse_yaml
 
 
 @dataclass
@@ -71,7 +71,8 @@ def resolve_map(rec: Recording, map_path: str | Path | None = None,
         return _from_map(load_scenario(scenario).road_map, f'scenario {scenario}', rec, notes)
     if rec.map_description:
         try:
-            data = yaml.safe_load(rec.map_description)
+            # A recording is input too: the same limits as a map file (size, aliases).
+            data = parse_yaml(rec.map_description, f'{rec.path}:/world/map_description', ConfigError)
             road_map = parse_map(data, f'{rec.path}:/world/map_description')
             return _from_map(road_map, 'the map published on /world/map_description', rec, notes)
         except (ConfigError, yaml.YAMLError) as exc:

@@ -205,7 +205,8 @@ def cmd_map_check(args: argparse.Namespace) -> int:
     rows, cols = grey.shape
     total = sum(r.length for r in road_map.roads)
     print(f'{args.path}: ok: map \'{road_map.name}\', {road_map.width} × {road_map.height} m, '
-          f'{len(road_map.roads)} roads, {total:.2f} m of road, raster {cols} × {rows} px '
+          f"{len(road_map.roads)} road{'s' if len(road_map.roads) != 1 else ''}, {total:.2f} m of road,"
+          f' raster {cols} × {rows} px '
           f'at {road_map.resolution * 1000:g} mm')
     return 0
 

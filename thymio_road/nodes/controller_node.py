@@ -30,6 +30,8 @@ from thymio_road.nodes.params import declare, declare_fields
 from thymio_road.sim import robot_model as rm
 from thymio_road.control.controller import ControllerParams, RoadController, State, led_colour
 from thymio_road.map.loader import parse_map
+from thymio_road.map.road_map import MapError
+from thymio_road.map.validation import parse_yaml
 from thymio_road.control.navigation import Navigator, parse_mission
 from thymio_road.map.road_graph import RoadGraph
 from thymio_road.map.lights import node_ids
@@ -173,7 +175,7 @@ class ControllerNode:
 @lru_cache(maxsize=4)
 def _graph_of_text(text: str) -> RoadGraph:
     """The road graph of the map the world publishes (robots share it: parsed once per process)."""
-    return RoadGraph.build(parse_map(yaml.safe_load(text), '/world/map_description'))
+    return RoadGraph.build(parse_map(parse_yaml(text, '/world/map_description', MapError), '/world/map_description'))
 
 
 @lru_cache(maxsize=4)
