@@ -8,7 +8,7 @@ robot held by a light that works is not stalled; one held for good is, and says 
 
 Each stall records where the robot stands (the road and arc length, or the intersection whose road
 it is on), and what holds it: a light (the controller was stopped by a light code), the robot in
-front of it (the nearest one within :data:`AHEAD_DISTANCE` and ±:data:`AHEAD_ANGLE` of its
+front of it (the nearest one within :data:`AHEAD_DISTANCE`, 25 cm, and ±:data:`AHEAD_ANGLE` of its
 heading), or neither (its state says the rest). The same detector serves the embedded run
 (``summary.json``) and a bag (``thymio-road analyze``): both feed it poses sampled every
 :data:`SAMPLE_PERIOD` of simulated time.
@@ -21,13 +21,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from thymio_road.sim import robot_model as rm
+
 STALL_DISTANCE = 0.01
 STALL_TIME = 60.0
 SAMPLE_PERIOD = 1.0
 #: A robot counts as moving on the timeline if it moved this far in the last MOVING_WINDOW seconds.
 MOVING_WINDOW = 10.0
-#: A robot this close in front (centre to centre, m) and within this angle of the heading holds it.
-AHEAD_DISTANCE = 0.2
+#: A robot this close in front (centre to centre, m) and within this angle of the heading holds it:
+#: the reach of the front sensors (the centre one 7.95 cm ahead, 14 cm range) plus the tail of the
+#: robot ahead (3 cm), as in the scenario's start spacing.
+AHEAD_DISTANCE = round(float(rm.PROX_SENSORS[2][0]) + rm.PROX_RANGE - rm.HULL_REAR_X, 3)
 AHEAD_ANGLE = math.radians(50.0)
 
 
