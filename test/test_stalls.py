@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from thymio_road.analysis.stalls import Places, StallDetector, warning
+from thymio_road.analysis.stalls import Places, StallDetector, end_warning, warning
 from thymio_road.map.loader import load_map
 from thymio_road.scenario import config_dir
 
@@ -139,3 +139,15 @@ def test_a_flowing_run_has_no_stalls(tmp_path):
                           picture=False, stall_time=10.0)
     stalls = result.summary['stalls']
     assert stalls['stall_count'] == 0 and not stalls['gridlock'] and stalls['first_stall_s'] is None
+
+
+def test_most_of_the_network_standing_still_is_warned_about_without_a_gridlock():
+    """Nine robots stalled for good and one circling alone: not a gridlock, but a user must hear it."""
+    det = StallDetector([f'r{k}' for k in range(4)], stall_time=10)
+    _feed(det, 30, lambda t: [(0, 0, 0), (1, 0, 0), (2, 0, 0), (0.05 * t, 5, 0)])
+    summary = det.summary()
+    assert not summary['gridlock'] and summary['stalled_at_end'] == ['r0', 'r1', 'r2']
+    assert end_warning(summary, 4) == 'warning: 3 of 4 robots stood still at the end (for 10 s or more): r0, r1, r2'
+    det = StallDetector(['a', 'b', 'c'], stall_time=10)
+    _feed(det, 30, lambda t: [(0, 0, 0), (0.05 * t, 1, 0), (0.05 * t, 2, 0)])
+    assert end_warning(det.summary(), 3) is None          # one of three: the network moves

@@ -170,3 +170,13 @@ def warning(summary: dict[str, Any], robots: int) -> str | None:
     reasons = '; '.join(f'{r}: {h}' for r, h in sorted(held.items())[:6])
     return (f"warning: the network stopped at {summary['gridlock_at_s']:.0f} s: all {robots} robots stood "
             f"still for {summary['stall_time_s']:g} s ({reasons}{'; ...' if len(held) > 6 else ''})")
+
+
+def end_warning(summary: dict[str, Any], robots: int) -> str | None:
+    """A warning when most of the network stands still at the end without a full gridlock (one
+    robot circling alone does not keep the network moving), else None."""
+    stalled = summary.get('stalled_at_end') or []
+    if summary.get('gridlock') or not stalled or 2 * len(stalled) < robots:
+        return None
+    return (f"warning: {len(stalled)} of {robots} robots stood still at the end (for {summary['stall_time_s']:g} s "
+            f"or more): {', '.join(stalled)}")

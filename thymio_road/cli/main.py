@@ -155,6 +155,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         stopped = f"; the network stopped at {stalls['gridlock_at_s']:.0f} s" if stalls['gridlock'] else ''
         print(f"stalls: {stalls['stall_count']} (robots that stood still for {stalls['stall_time_s']:g} s; "
               f"first at {stalls['first_stall_s']:.0f} s, longest {stalls['longest_stall_s']:.0f} s{stopped})")
+        from thymio_road.analysis.stalls import end_warning
+        message = end_warning(stalls, s['robots_count'])
+        if message:
+            print(message, file=sys.stderr)
     print(f'outputs in {out}/: ' + ', '.join(
         p for p in ('bag/', 'summary.json', 'trajectories.png') if (out / p.rstrip('/')).exists()))
     return 130 if result.interrupted else 0

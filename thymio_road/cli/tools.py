@@ -126,6 +126,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if stalls.get('gridlock'):
         print(f"warning: the network stopped at {stalls['gridlock_at_s']:.0f} s: every robot stood still for "
               f"{stalls['stall_time_s']:g} s", file=sys.stderr)
+    elif stalls:
+        from thymio_road.analysis.stalls import end_warning
+        message = end_warning(stalls, len([r for r in result.robots if not r.get('traffic_light')]))
+        if message:
+            print(message, file=sys.stderr)
     for problem in rec['problems'] + result.map['notes']:
         print(f'warning: {problem}', file=sys.stderr)
     for metric, why in result.not_computed.items():
