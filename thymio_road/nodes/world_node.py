@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,14 @@ class WorldNode:
                            seed=self.scenario.seed)
         self.dt = self.world.params.physics_dt
         self.tick = 0
+        # Simulated time starts once every simulated robot's controller is connected (its cmd_vel
+        # has a publisher), so that a controller whose process or DDS discovery is late does not
+        # leave its robot standing while the others drive: the same run as the embedded runtime,
+        # where every node exists before the first tick. `start_timeout` (wall s, 0: do not wait)
+        # bounds the wait, for graphs whose robots are driven by something else.
+        self.start_timeout = float(declare(node, 'start_timeout', 30.0))
+        self._waiting = [s.name for s in self.world.specs if not s.static]
+        self._wait_since: float | None = None
         self.names = [s.name for s in self.world.specs]
         self.led = {name: (0.0, 0.0, 0.0) for name in self.names}
 
@@ -81,6 +90,22 @@ class WorldNode:
             self.tf_static_pub.publish(self._static_transforms())
         node.create_timer(self.dt, self._on_tick)
 
+    def _controllers_connected(self) -> bool:
+        """Whether every robot's cmd_vel has a publisher yet (or the wait timed out)."""
+        self._waiting = [name for name in self._waiting if not self.node.count_publishers(f'/{name}/cmd_vel')]
+        if not self._waiting:
+            return True
+        now = time.monotonic()
+        if self._wait_since is None:
+            self._wait_since = now
+        if self.start_timeout <= 0 or now - self._wait_since >= self.start_timeout:
+            self.node.get_logger().warning(
+                f"world: starting without controllers for {', '.join(self._waiting)} "
+                f'(no cmd_vel publisher after {now - self._wait_since:.0f} s)')
+            self._waiting = []
+            return True
+        return False
+
     def _robot_publishers(self, name: str) -> dict[str, Any]:
         create = self.node.create_publisher
         pubs = {
@@ -108,6 +133,8 @@ class WorldNode:
         self.led[name] = (msg.r, msg.g, msg.b)
 
     def _on_tick(self) -> None:
+        if self._waiting and not self._controllers_connected():
+            return
         self.tick += 1
         t = self.now
         if self.clock_pub.get_subscription_count():

@@ -31,6 +31,7 @@ class Topic:
     subscriptions: list[Subscription] = field(default_factory=list)
     latched: deque = field(default_factory=deque)
     recorded: bool = False
+    publishers: int = 0
 
 
 @dataclass(eq=False)
@@ -77,6 +78,7 @@ class Executor:
     def advertise(self, name: str, msg_type: Any, qos: QoS) -> Topic:
         topic = self.topic(name, msg_type, qos)
         topic.qos = qos
+        topic.publishers += 1
         if self.recorder is not None and not topic.recorded:
             self.recorder.add_topic(name, msg_type, qos)
             topic.recorded = True

@@ -8,6 +8,7 @@ here. The subset, all present in Humble and Jazzy with the same signatures:
   rclpy (an override of another type than the default's is refused, unless the descriptor has
   ``dynamic_typing``)
 - ``create_publisher(type, topic, qos)`` → ``publish(msg)``, ``get_subscription_count()``
+- ``count_publishers(topic)``
 - ``create_subscription(type, topic, callback, qos)``
 - ``create_timer(period_s, callback)``
 - ``create_service(type, name, callback)``
@@ -145,6 +146,10 @@ class EmbeddedNode:
 
     def create_publisher(self, msg_type: Any, topic: str, qos: Any) -> Publisher:
         return Publisher(self.executor, self.executor.advertise(self.resolve(topic), msg_type, _qos(qos)))
+
+    def count_publishers(self, topic: str) -> int:
+        found = self.executor.topics.get(self.resolve(topic))
+        return found.publishers if found is not None else 0
 
     def create_subscription(self, msg_type: Any, topic: str, callback: Callable, qos: Any) -> Any:
         return self.executor.subscribe(self.resolve(topic), msg_type, callback, _qos(qos))
