@@ -87,7 +87,7 @@ def run(procs: Sequence[Process], duration: float | None = None, stop_timeout: f
     node died on its own."""
     env = child_environment()
     running: list[tuple[Process, subprocess.Popen]] = []
-    previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    previous = signal.signal(signal.SIGTERM, _interrupt)   # SIGTERM stops the graph as Ctrl-C does
     code = 0
     try:
         for proc in procs:
@@ -108,6 +108,10 @@ def run(procs: Sequence[Process], duration: float | None = None, stop_timeout: f
         signal.signal(signal.SIGTERM, previous)
         _stop(running, stop_timeout, log)
     return code
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _stop(running: list[tuple[Process, subprocess.Popen]], timeout: float, log: Callable[[str], None]) -> None:
