@@ -14,7 +14,6 @@ import dataclasses
 import json
 import math
 import shutil
-import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from mcap_chunks import chunk_offsets
 from scipy.spatial import cKDTree
 
 from thymio_road.nodes import msgs
@@ -336,25 +336,12 @@ def test_report_files(run):
 
 # --- damaged recordings -------------------------------------------------------------------------------
 
-def _chunk_offsets(data):
-    """Start of each top-level chunk record of an MCAP file."""
-    pos, out = 8, []
-    while pos + 9 <= len(data):
-        op, length = struct.unpack_from('<BQ', data, pos)
-        if op == 0x06:
-            out.append(pos)
-        if op in (0x02, 0x0F):
-            break
-        pos += 9 + length
-    return out
-
-
 def test_truncated_mcap_gives_a_partial_report_that_says_so(run, tmp_path):
     bag = tmp_path / 'bag'
     shutil.copytree(run.folder / 'bag', bag)
     (mcap,) = bag.glob('*.mcap')
     data = mcap.read_bytes()
-    chunks = _chunk_offsets(data)
+    chunks = chunk_offsets(data)
     assert len(chunks) >= 3, 'the recording should span several chunks'
     # A crash: the file ends in the middle of a chunk (half way through the run), with no
     # summary or footer.

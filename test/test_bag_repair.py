@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import shutil
-import struct
 from pathlib import Path
 
 import pytest
+from mcap_chunks import chunk_offsets
 import yaml
 from mcap.reader import make_reader
 from rosbags.highlevel import AnyReader
@@ -45,17 +45,6 @@ def _topics(bag: Path) -> dict[str, dict]:
     return {t['topic_metadata']['name']: t['topic_metadata'] for t in info['topics_with_message_count']}
 
 
-def _chunk_offsets(data: bytes) -> list[int]:
-    """Start of each top-level chunk record of an MCAP file."""
-    pos, out = 8, []
-    while pos + 9 <= len(data):
-        op, length = struct.unpack_from('<BQ', data, pos)
-        if op == 0x06:
-            out.append(pos)
-        if op in (0x02, 0x0F):
-            break
-        pos += 9 + length
-    return out
 
 
 def _cut(recorded: Path, tmp_path: Path, chunk: int) -> tuple[Path, bytes]:
@@ -64,7 +53,7 @@ def _cut(recorded: Path, tmp_path: Path, chunk: int) -> tuple[Path, bytes]:
     shutil.copytree(recorded, bag)
     (bag / 'metadata.yaml').unlink()
     data = (bag / 'bag.mcap').read_bytes()
-    starts = _chunk_offsets(data)
+    starts = chunk_offsets(data)
     cut = data[:(starts[chunk] + starts[chunk + 1]) // 2]
     (bag / 'bag.mcap').write_bytes(cut)
     return bag, cut
@@ -121,7 +110,7 @@ def test_an_intact_bag_is_left_alone(recorded, tmp_path):
 def test_a_bare_mcap_file_is_repaired_in_place(recorded, tmp_path):
     data = (recorded / 'bag.mcap').read_bytes()
     bare = tmp_path / 'run.mcap'
-    bare.write_bytes(data[:_chunk_offsets(data)[-1] + 100])
+    bare.write_bytes(data[:chunk_offsets(data)[-1] + 100])
     result = repair(bare)
     assert result.repaired and (tmp_path / 'run.mcap.cut').exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ['run.mcap', 'run.mcap.cut']

@@ -352,7 +352,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     spans = starts.forbidden(road_map, road_id)
     placed = _place(road, start, count, spans)
     if placed is None:
-        fit = max((n for n in range(count - 1, 0, -1) if _place(road, start, n, spans) is not None), default=0)
+        fit = next((n for n in range(count - 1, 0, -1) if _place(road, start, n, spans) is not None), 0)
         where = f'--robots {count_override}' if count_override is not None else f'{source}: scenario.robots.count'
         raise ScenarioError(f"{where}: {count} robots do not fit on road '{road_id}' "
                             f"({road.length:.2f} m) with room to move ({MIN_SPACING} m apart, off barcodes and "

@@ -4,7 +4,7 @@ trajectories, within a stated tolerance.
 Why they can differ at all: in the embedded runtime a controller's cmd_vel reaches the world at the
 simulated instant the sensor event was published; over DDS it arrives a little later on the world's
 wall-clock timer, so the command may take effect one 10 ms physics tick later. Over 30 s on the
-oval the two differed by 0.3 mm at most in our runs (docs/ros2.md).
+oval the two differed by 0.3–2.6 mm at most in our runs (docs/ros2.md).
 """
 from __future__ import annotations
 

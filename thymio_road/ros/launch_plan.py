@@ -275,24 +275,30 @@ def plan(arguments: Mapping[str, str], which: Callable[[str], str | None] | None
     return LaunchPlan(scenario, tuple(nodes), record, rviz)
 
 
-def node_executable(executable: str) -> tuple[str | None, str]:
-    """``(package, executable)`` for a ``launch_ros`` Node running one of our console scripts.
-
-    colcon installs them into ``<prefix>/lib/thymio_road``, where launch_ros looks for a package's
-    executables; pip puts them in the environment's ``bin/``. There the absolute path is given,
-    with no package, which launch_ros runs as it is.
-    """
+def console_script(executable: str) -> Path:
+    """The path of one of our console scripts: colcon installs them into ``<prefix>/lib/thymio_road``
+    (where launch_ros looks for a package's executables), pip into the environment's ``bin/``."""
     try:
         from ament_index_python.packages import get_package_prefix
         prefix: Path | None = Path(get_package_prefix(PACKAGE))
     except (ImportError, LookupError, ValueError):
         prefix = None
-    if prefix is not None and (prefix / 'lib' / PACKAGE / executable).is_file():
-        return PACKAGE, executable
-    beside = Path(sys.executable).parent / executable
-    found = str(beside) if beside.is_file() else shutil.which(executable)
+    for candidate in ([prefix / 'lib' / PACKAGE / executable] if prefix else []) + [
+            Path(sys.executable).parent / executable]:
+        if candidate.is_file():
+            return candidate
+    found = shutil.which(executable)
     if found is None:
         where = f'{prefix}/lib/{PACKAGE}/' if prefix else f'lib/{PACKAGE}/'
         raise LaunchArgumentError(f"executable {executable!r} is neither in {where} nor on PATH: install "
                                   "thymio_road (colcon build, or pip install . in this environment)")
-    return None, found
+    return Path(found)
+
+
+def node_executable(executable: str) -> tuple[str | None, str]:
+    """``(package, executable)`` for a ``launch_ros`` Node running one of our console scripts: by
+    name from a colcon install, else by absolute path with no package, which launch_ros runs as it is."""
+    path = console_script(executable)
+    if path.parent.name == PACKAGE and path.parent.parent.name == 'lib':
+        return PACKAGE, executable
+    return None, str(path)

@@ -8,10 +8,8 @@ handlers or respawn, no per-process log prefixes, and the whole graph stops when
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +17,7 @@ from typing import Callable, Sequence
 
 import yaml
 
-from thymio_road.ros.launch_plan import LaunchArgumentError, LaunchPlan
+from thymio_road.ros.launch_plan import LaunchPlan, console_script
 from thymio_road.scenario import NodeSpec
 
 #: Environment variables that would make a node use the embedded runtime's message classes.
@@ -42,16 +40,6 @@ def parameter_file(spec: NodeSpec) -> str:
     return yaml.safe_dump({fully_qualified(spec): {'ros__parameters': dict(spec.parameters)}}, sort_keys=True)
 
 
-def executable_path(executable: str, which: Callable[[str], str | None] = shutil.which) -> str:
-    """Our console script beside this Python (a pip install), else on PATH."""
-    beside = Path(sys.executable).parent / executable
-    found = str(beside) if beside.is_file() else which(executable)
-    if found is None:
-        raise LaunchArgumentError(f"executable {executable!r} is not installed beside {sys.executable} nor on "
-                                  "PATH: pip install . in this environment")
-    return found
-
-
 def node_command(spec: NodeSpec, params_path: Path, executable: str) -> tuple[str, ...]:
     cmd = [executable, '--ros-args', '-r', f'__node:={spec.name}', '-r', f'__ns:={spec.namespace or "/"}',
            '--params-file', str(params_path)]
@@ -67,7 +55,7 @@ def processes(plan: LaunchPlan, folder: Path) -> list[Process]:
     for k, spec in enumerate(plan.nodes):
         params = folder / f'{k:02d}_{fully_qualified(spec).strip("/").replace("/", "_")}.yaml'
         params.write_text(parameter_file(spec))
-        out.append(Process(fully_qualified(spec), node_command(spec, params, executable_path(spec.executable))))
+        out.append(Process(fully_qualified(spec), node_command(spec, params, str(console_script(spec.executable)))))
     if plan.record is not None:
         out.append(Process('ros2 bag record', plan.record.cmd))
     if plan.rviz is not None:
