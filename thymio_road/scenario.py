@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from thymio_road.control.controller import ControllerParams
+from thymio_road.control.right_of_way import MAX_ID
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_map import RoadMap
 from thymio_road.map import starts
@@ -185,6 +186,10 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
 
 
 _LIGHT_KEYS = {'green': float, 'clearance': float, 'offset': float, 'battery': dict}
+#: A crossroad's all-red must outlast its slowest crossing: a robot that passed its first mark at
+#: the end of a green, then turned left, leaves 15.5 s later at the lowest speed (measured on the
+#: final map; straight 12 s, right 3 s). `crossroad_clearance` sets it apart from the locations'.
+_CROSSROAD_KEY = 'crossroad_clearance'
 
 
 def _light_settings(data: dict, source: str, where: str, base: dict) -> dict:
@@ -231,9 +236,13 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
     f = Fields({k: v for k, v in data.items() if k not in _LIGHT_KEYS}, source, where, ScenarioError)
     at = f.optional('at', object, 'all')
     overrides = f.optional('overrides', dict, {})
+    crossroad_clearance = f.optional(_CROSSROAD_KEY, float, None)
     f.seen.update(_LIGHT_KEYS)
     f.done()
     base = _light_settings(common, source, where, {})
+    crossroad_base = base
+    if crossroad_clearance is not None:
+        crossroad_base = _light_settings({'clearance': crossroad_clearance}, source, f'{where}.{_CROSSROAD_KEY}', base)
     places = light_places(RoadGraph.build(road_map)) if road_map.intersections else []
     known = sorted({p.intersection for p in places})
     if at == 'all':
@@ -254,11 +263,11 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
             f.fail('overrides', f"no light '{name}' (lights: {', '.join(sorted(names))})")
     entries = []
     for place in chosen:
-        settings = base
+        settings = crossroad_base if place.kind == 'crossroad' else base
         if place.name in overrides:
             if not isinstance(overrides[place.name], dict):
                 f.fail(f'overrides.{place.name}', f'must be a mapping, got {show(overrides[place.name])}')
-            settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', base)
+            settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', settings)
         timing = Timing(**{k: v for k, v in settings.items() if k != 'battery'})
         entries.append(LightEntry(place.name, place, timing, Battery(**settings.get('battery', {}))))
     return tuple(entries)
@@ -372,7 +381,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     # Everything the file says is checked before the robots calibrate (seconds of simulation).
     plans = []
     for k, name in enumerate(names):
-        params = {**defaults, **overrides.get(name, {})}
+        params = _with_id({**defaults, **overrides.get(name, {})}, k)
         try:
             ControllerParams(**params)
         except ValueError as exc:
@@ -413,13 +422,21 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         measured = calibrate(count, calibration_seed, WorldParams(**calibration_world))
     entries = []
     for k, (name, s, mission) in enumerate(plans):
-        params = {**defaults, **measured.get(k, {}), **overrides.get(name, {})}
+        params = _with_id({**defaults, **measured.get(k, {}), **overrides.get(name, {})}, k)
         try:
             ControllerParams(**params)
         except ValueError as exc:
             raise ScenarioError(f'{source}: controller parameters of {name}: {exc}') from None
         entries.append(RobotEntry(name, road_id, s, params, mission))
     return tuple(entries)
+
+
+def _with_id(params: dict[str, Any], k: int) -> dict[str, Any]:
+    """The k-th robot's parameters with the id it announces under the improved traffic rules
+    (1..63, repeating beyond 63 robots) unless the file gives one."""
+    if params.get('traffic_rules') != 'improved' or 'robot_id' in params:
+        return params
+    return {**params, 'robot_id': k % MAX_ID + 1}
 
 
 def _place(road: Any, start: float, count: int, spans: list) -> list[float] | None:

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from thymio_road.control.right_of_way import MAX_ID, RightOfWay, Role
 from thymio_road.map.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
 
 #: Report eq. (1), the barcode bit (§5) and the event period, for the matched reading.
@@ -116,6 +117,27 @@ class ControllerParams:
     light_siding_count: int = 40
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
     seed: int = 0
+    #: 'report': robots know each other only by their proximity sensors, as in the report (its
+    #: jams reproduce). 'improved': the right of way by IR of control/right_of_way.py (yield at
+    #: roundabout entries, make way when blocking a robot of higher priority), and a robot that
+    #: finds a robot on a barcode waits at the trigger, and pauses its reading, instead of
+    #: backing up (BACK looped 217 times into the queue behind in a 10-robot run; issue #13).
+    traffic_rules: str = 'report'
+    #: The id a robot announces by IR (1..63; 0: none, only with the report's rules).
+    robot_id: int = 0
+    #: 'car', or 'priority' (an ambulance, report §8, §11): announced with the highest role.
+    kind: str = 'car'
+    #: Right-of-way counts (0.1 s): standing still behind an obstacle this long, the robot says
+    #: whom it is blocked by; making way backs up this long, then waits at least `make_way_hold`
+    #: and while the other still says it is blocked (at most `make_way_hold_max`); a robot
+    #: blocked `give_up_count` without help makes way itself; an entering robot yields at most
+    #: `yield_max`.
+    blocked_count: int = 20
+    make_way_count: int = 30
+    make_way_hold: int = 20
+    make_way_hold_max: int = 100
+    give_up_count: int = 300
+    yield_max: int = 150
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -148,6 +170,18 @@ class ControllerParams:
             raise ValueError(f'speed must be in -500..500 motor units, got {self.speed}')
         if not 0 < self.grey_ref < 1023:
             raise ValueError(f'grey_ref must be in 1..1022, got {self.grey_ref}')
+        if self.traffic_rules not in ('report', 'improved'):
+            raise ValueError(f"traffic_rules must be 'report' or 'improved', got {self.traffic_rules!r}")
+        if self.kind not in ('car', 'priority'):
+            raise ValueError(f"kind must be 'car' or 'priority', got {self.kind!r}")
+        if not 0 <= self.robot_id <= MAX_ID:
+            raise ValueError(f'robot_id must be in 0..{MAX_ID}, got {self.robot_id}')
+        if self.traffic_rules == 'improved' and self.robot_id == 0:
+            raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
+        for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
+                     'yield_max'):
+            if not 1 <= getattr(self, name) <= 10000:
+                raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
 
 
 class Action(enum.IntEnum):
@@ -213,14 +247,26 @@ class RoadController:
         self.light_lane_count = 0
         self._light_stopped_lane: tuple[str, int | None] | None = None
         self._light_quiet = 0
+        # Right of way (traffic_rules 'improved'; control/right_of_way.py).
+        self.improved = self.params.traffic_rules == 'improved'
+        self.right_of_way = RightOfWay(self.params.robot_id, self.params.blocked_count) if self.improved else None
+        self.obstructed = False
+        self._making_way = 0
+        self._holding: int | None = None
+        self._yielded = 0
 
     # --- interface ------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
-        """One "prox" event: returns (motor.left.target, motor.right.target).
+        """One "prox" event: returns (motor.left.target, motor.right.target)."""
+        self.obstructed = False
+        wheels = self._step(ground, prox)
+        if self.right_of_way is not None:
+            self.right_of_way.tick(self.obstructed)
+        return wheels
 
-        The order is Appendix A's: line following with the current state's gain, then the
-        trigger test, then the READ counting (which therefore counts the trigger event as 1).
-        """
+    def _step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
+        """The order is Appendix A's: line following with the current state's gain, then the
+        trigger test, then the READ counting (which therefore counts the trigger event as 1)."""
         if self._light_tick():
             return 0, 0
         if self.state is State.STOP:
@@ -229,12 +275,26 @@ class RoadController:
             return 0, 0
         follow, read = int(ground[0]), int(ground[1])
         prox = [int(v) for v in prox]
+        if self.improved:
+            wheels = self._right_of_way_step(follow, prox)
+            if wheels is not None:
+                return wheels
+        front_obstacle = self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold
         if self.state is State.CONTINUE:
             left, right = self._cross(prox)
         else:
             left, right = self._follow_line(follow, prox)
+        if self.improved and front_obstacle and self.state is State.READ:
+            # The reading is timed: it pauses, counts frozen, while a robot is in front.
+            self.obstructed = True
+            return 0, 0
         if self.state is State.ROAD and self._triggers(follow, read):
-            if self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold:
+            if front_obstacle and self.improved:
+                # Wait at the trigger, the reading sensor on the first bit, until the robot in
+                # front has moved on (it is reading the barcode, §6): backing up loops.
+                self.obstructed = True
+                return 0, 0
+            if front_obstacle:
                 self._back_off()
             else:
                 self._start_read(follow, read)
@@ -367,6 +427,7 @@ class RoadController:
         self.speed = p.speed_low
         self.action = action
         self.light_lane = None  # a new node: the previous location's light no longer speaks to it
+        self._yielded = 0
         if action is Action.LOCATION:
             self.location = None  # until this location's barcode is read
         self.counter_continue = 0
@@ -450,6 +511,7 @@ class RoadController:
         """
         p = self.params
         if p.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > p.obs_threshold:
+            self.obstructed = True
             return 0, 0
         self.counter += 1
         assert self.action is not None
@@ -496,14 +558,95 @@ class RoadController:
             self.saved_speed = self.params.speed_low
             self._leave_intersection()
 
+    # --- right of way between robots (traffic_rules 'improved'; control/right_of_way.py) -----------
+    def role(self) -> Role:
+        """The rank of the lane the robot is on, as it announces it."""
+        if self.params.kind == 'priority':
+            return Role.PRIORITY
+        if self.state is State.CONTINUE:
+            return Role.INSIDE  # crossing blind: the one most in the way and least able to help it
+        if self.action is Action.ROUNDABOUT:
+            if self.counter_continue == 0 and self.state is State.ACTION:
+                return Role.ENTERING
+            return Role.INSIDE  # on the ring, or leaving it
+        if self.action is Action.CROSSROAD and self.counter_continue >= 1:
+            return Role.INSIDE
+        return Role.ROAD
+
+    def tx_value(self) -> int:
+        """What the robot sends by IR this period (0: nothing; only with the improved rules)."""
+        if self.right_of_way is None:
+            return 0
+        return self.right_of_way.tx(self.role())
+
+    def _right_of_way_step(self, follow: int, prox: list[int]) -> tuple[int, int] | None:
+        """Making way, waiting after it, or yielding: the wheels, or None to drive as usual."""
+        p, row = self.params, self.right_of_way
+        assert row is not None
+        if self._making_way:
+            self._making_way -= 1
+            if not self._making_way:
+                self._holding = 0
+            return self._reverse(follow, prox)
+        if self._holding is not None:
+            self._holding += 1
+            waiting = row.blocking is not None or self._holding < p.make_way_hold
+            if waiting and self._holding < p.make_way_hold_max:
+                return 0, 0
+            self._holding = None
+            self.events.append(Event('resume', {}))
+        role = self.role()
+        other, reason = row.must_make_way(role), 'outranked'
+        if other is None and row.blocked >= p.give_up_count:
+            other, reason = row.ahead() or 0, 'gave_up'
+        if other is not None and self.state in (State.ROAD, State.ACTION, State.EXIT, State.CONTINUE, State.READ):
+            if self.state is State.READ:
+                self._set_state(self.old_state)  # the barcode is read again on the way back
+            row.blocked = 0
+            self._making_way = p.make_way_count
+            self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
+            return self._right_of_way_step(follow, prox)
+        if role is Role.ENTERING and self._yielded < p.yield_max:
+            other = row.higher_ahead(role)
+            if other is not None:
+                if not self._yielded:
+                    self.events.append(Event('yield', {'to': other}))
+                self._yielded += 1
+                return 0, 0
+        return None
+
+    def _reverse(self, follow: int, prox: list[int]) -> tuple[int, int]:
+        """Back up at the lowest speed, unless something is close behind: along the line, or
+        retracing a blind crossing (its timed count runs back)."""
+        p = self.params
+        if max(prox[5], prox[6]) > p.obs_threshold_max:
+            return 0, 0
+        s = -p.speed_low
+        if self.state is State.CONTINUE:
+            self.counter = max(0, self.counter - 1)
+            assert self.action is not None
+            bias = getattr(p, f'bias_{self.action.name.lower()}')
+            return _clip(adiv(bias * s, 100)), s
+        if self.state is State.EXIT:
+            self.counter = max(0, self.counter - 1)
+        diff = follow - p.grey_ref
+        if abs(diff) > p.lost_threshold:
+            self._making_way = 0  # do not back off the road
+            self._holding = 0
+            return 0, 0
+        return _clip(s + adiv(diff, p.gain_road)), _clip(s - adiv(diff, p.gain_road))
+
     # --- traffic lights (Appendix A: allStop / allStart; docs/traffic.md) ---------------------------
-    def on_comm(self, code: int) -> None:
-        """A value received by IR (prox.comm.rx). Light codes (traffic.decode) act on the lane the
+    def on_comm(self, code: int, intensities: Sequence[int] | None = None) -> None:
+        """A value received by IR (prox.comm.rx, with the 7 sensors' intensities when known).
+        Other robots' announcements go to the right of way (improved rules). Light codes (traffic.decode) act on the lane the
         robot is in: at a crossroad, before it has started crossing, node+20 / node+40 addressed
         to the node it came from stop / start it; at a location, a robot that continued past the
         siding entry stops on node+20 and goes on node+40 and a robot leaving the siding does the
         opposite (its stop timer frozen while held); node+60 holds both. A robot is never stopped
         while it crosses (CONTINUE)."""
+        if self.right_of_way is not None and self.right_of_way.hear(code, intensities):
+            return
         if not self.params.obey_lights:
             return
         from thymio_road.control.traffic_light import decode
@@ -600,6 +743,7 @@ class RoadController:
                 left, right = left - slow, right - slow
             if p.avoidance == 'v1' or front > p.obs_threshold_max:
                 left, right = 0, 0
+                self.obstructed = True
         elif self.state is State.BACK and max(prox[5], prox[6]) > p.obs_threshold_max:
             left, right = 0, 0
         if abs(diff) > p.lost_threshold:

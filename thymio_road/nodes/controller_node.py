@@ -57,12 +57,17 @@ class ControllerNode:
         node.create_service(msgs.Trigger, 'button/forward', self._on_forward)
         node.create_service(msgs.Trigger, 'button/center', self._on_center)
         self.enable_pub = None
+        self.tx_pub = None
+        self._tx = 0
         self._steps = 0
         self._ids: dict[str, int] = {}
         self._previous: str | None = None
-        if params.obey_lights:
+        if params.obey_lights or self.core.improved:
             self.enable_pub = node.create_publisher(msgs.Bool, 'comm/enable', msgs.DEFAULT)
             node.create_subscription(msgs.Int16MultiArray, 'comm/rx', self._on_rx, msgs.qos(100))
+        if self.core.improved:
+            # The right of way (control/right_of_way.py): the robot announces itself by IR.
+            self.tx_pub = node.create_publisher(msgs.Int16, 'comm/tx', msgs.DEFAULT)
         self._led: tuple[int, int, int] | None = None
         self._publish_state()
         self.navigator: Navigator | None = None
@@ -117,7 +122,7 @@ class ControllerNode:
         if len(msg.data) == 0:
             return
         stopped = self.core.stopped_by_light
-        self.core.on_comm(int(msg.data[0]))
+        self.core.on_comm(int(msg.data[0]), msg.data[8:15])
         if self.core.stopped_by_light and not stopped:
             self.cmd_pub.publish(msgs.Twist())  # allStop sets the motors to 0 at once
         self._flush()
@@ -131,6 +136,11 @@ class ControllerNode:
         cmd = msgs.Twist()
         cmd.linear.x, cmd.angular.z = v, w
         self.cmd_pub.publish(cmd)
+        if self.tx_pub is not None:
+            tx = self.core.tx_value()
+            if tx != self._tx:
+                self._tx = tx
+                self.tx_pub.publish(msgs.Int16(data=tx))
         self._flush()
 
     def _on_forward(self, request: Any, response: Any) -> Any:

@@ -1,0 +1,160 @@
+"""The right of way between robots by IR (control/right_of_way.py) and the controller's use of it."""
+import pytest
+
+from thymio_road.control.controller import ControllerParams, RoadController, State, Action
+from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, RightOfWay, Role, announce_code,
+                                              blocked_code, outranks)
+from thymio_road.control.traffic_light import decode
+from thymio_road.map.lights import CODE_MAX, CODE_MIN
+from swarm_comm.prox_comm import PAYLOAD_MAX
+
+FRONT = [0, 0, 2000, 0, 0, 0, 0]
+REAR = [0, 0, 0, 0, 0, 1500, 1500]
+GREY = (500, 900)  # on the line, the reading sensor on white paper
+CLEAR = [0] * 7
+BLOCKED = [0, 0, 3500, 0, 0, 0, 0]
+
+
+def test_codes_fit_ten_bits_and_never_read_as_light_codes():
+    codes = [announce_code(r, i) for r in Role for i in range(1, MAX_ID + 1)] + \
+            [blocked_code(i) for i in range(1, MAX_ID + 1)]
+    assert max(codes) <= 1023 <= PAYLOAD_MAX
+    assert len(set(codes)) == len(codes)
+    assert not any(CODE_MIN <= c <= CODE_MAX for c in codes)
+    assert all(decode(c) is None for c in codes)
+
+
+def test_priority_is_a_total_order_role_first_then_lower_id():
+    assert outranks(Role.INSIDE, 9, Role.ROAD, 1)
+    assert outranks(Role.ROAD, 1, Role.ROAD, 2)
+    assert not outranks(Role.ROAD, 2, Role.ROAD, 1)
+    pairs = [(r, i) for r in Role for i in (1, 2, 3)]
+    for a in pairs:
+        for b in pairs:
+            if a != b:
+                assert outranks(*a, *b) != outranks(*b, *a)
+
+
+def test_hears_announcements_but_not_itself_and_forgets_them():
+    row = RightOfWay(4)
+    assert row.hear(announce_code(Role.INSIDE, 7), FRONT)
+    assert row.hear(announce_code(Role.ROAD, 4), FRONT)  # its own, reflected: consumed, ignored
+    assert not row.hear(20 + 3, FRONT)  # a light's code is not for the right of way
+    assert set(row.heard) == {7} and row.ahead() == 7
+    assert row.higher_ahead(Role.ENTERING) == 7 and row.higher_ahead(Role.INSIDE) is None
+    for _ in range(4):
+        row.tick(False)
+    assert row.heard == {} and row.ahead() is None
+
+
+def test_says_whom_it_is_blocked_by_every_other_period_after_blocked_count():
+    row = RightOfWay(2, blocked_count=5)
+    sent = []
+    for _ in range(10):
+        row.hear(announce_code(Role.ROAD, 9), FRONT)
+        sent.append(row.tx(Role.ROAD))
+        row.tick(True)
+    assert sent[:5] == [announce_code(Role.ROAD, 2)] * 5
+    assert blocked_code(9) in sent[5:] and announce_code(Role.ROAD, 2) in sent[5:]
+    row.tick(False)
+    assert row.tx(Role.ROAD) == announce_code(Role.ROAD, 2)
+
+
+def test_makes_way_only_for_a_higher_robot_in_front_that_says_it_is_blocked_by_it():
+    low = RightOfWay(5)
+    low.hear(announce_code(Role.INSIDE, 8), FRONT)
+    assert low.must_make_way(Role.ENTERING) is None  # not blocked by it
+    low.hear(blocked_code(5), FRONT)
+    assert low.must_make_way(Role.ENTERING) == 8
+    high = RightOfWay(8)
+    high.hear(announce_code(Role.ENTERING, 5), FRONT)
+    high.hear(blocked_code(8), FRONT)
+    assert high.must_make_way(Role.INSIDE) is None
+    behind = RightOfWay(5)  # a robot behind in a queue says so: heard on the rear sensors only
+    behind.hear(announce_code(Role.INSIDE, 1), REAR)
+    behind.hear(blocked_code(5), REAR)
+    assert behind.must_make_way(Role.ROAD) is None
+
+
+def test_improved_rules_need_an_id_and_check_their_fields():
+    with pytest.raises(ValueError, match='robot_id'):
+        ControllerParams(traffic_rules='improved')
+    with pytest.raises(ValueError, match='traffic_rules'):
+        ControllerParams(traffic_rules='polite', robot_id=1)
+    with pytest.raises(ValueError, match='kind'):
+        ControllerParams(kind='bus')
+    with pytest.raises(ValueError, match='robot_id'):
+        ControllerParams(robot_id=64)
+    assert RoadController(ControllerParams()).tx_value() == 0  # the report's robots send nothing
+
+
+def _face_off(entering: RoadController, ring: RoadController, steps: int) -> list[tuple[int, int]]:
+    """Two robots that see each other in front; each hears what the other sent last period."""
+    wheels = []
+    for _ in range(steps):
+        a, b = entering.tx_value(), ring.tx_value()
+        entering.on_comm(b, FRONT)
+        ring.on_comm(a, FRONT)
+        wheels.append(entering.step(GREY, BLOCKED))
+        ring.step(GREY, BLOCKED)
+    return wheels
+
+
+def _improved(robot_id: int, **kw) -> RoadController:
+    return RoadController(ControllerParams(traffic_rules='improved', robot_id=robot_id, **kw))
+
+
+def test_of_two_robots_blocking_each_other_the_lower_backs_up_then_waits():
+    entering, ring = _improved(1), _improved(2)
+    for c, cc in ((entering, 0), (ring, 1)):
+        c.action, c.counter_continue = Action.ROUNDABOUT, cc
+        c._set_state(State.ACTION)
+    assert entering.role() is Role.ENTERING and ring.role() is Role.INSIDE
+    wheels = _face_off(entering, ring, 40)
+    kinds = [e.kind for e in entering.drain_events()]
+    assert 'make_way' in kinds and 'make_way' not in [e.kind for e in ring.drain_events()]
+    backing = [w for w in wheels if w[0] < 0 and w[1] < 0]
+    assert len(backing) >= 10  # the entering robot (lower role, though lower id) backs up
+    assert entering.state is State.ACTION  # still entering the same roundabout
+
+
+def test_equal_roles_the_higher_id_makes_way():
+    a, b = _improved(3), _improved(6)
+    _face_off(a, b, 40)
+    assert 'make_way' not in [e.kind for e in a.drain_events()]
+    assert 'make_way' in [e.kind for e in b.drain_events()]
+
+
+def test_entering_robot_yields_to_a_ring_robot_it_hears_in_front():
+    c = _improved(4)
+    c.action, c.counter_continue = Action.ROUNDABOUT, 0
+    c._set_state(State.ACTION)
+    c.on_comm(announce_code(Role.INSIDE, 9), FRONT)
+    assert c.step(GREY, CLEAR) == (0, 0)
+    assert [e.kind for e in c.drain_events()][-1] == 'yield'
+    for _ in range(4):
+        c.step(GREY, CLEAR)  # nothing heard since: it drives on
+    assert c.step(GREY, CLEAR) != (0, 0)
+
+
+def test_a_robot_on_the_barcode_ahead_makes_the_improved_robot_wait_not_back_up():
+    ground = (500, 100)  # the reading sensor on a black bit: a trigger
+    report = RoadController(ControllerParams())
+    report.step(ground, BLOCKED)
+    assert report.state is State.BACK
+    improved = _improved(1)
+    assert improved.step(ground, BLOCKED) == (0, 0)
+    assert improved.state is State.ROAD
+    improved.step(ground, CLEAR)
+    assert improved.state is State.READ
+
+
+def test_reading_pauses_while_a_robot_is_in_front():
+    c = _improved(1)
+    c.step((500, 100), CLEAR)
+    assert c.state is State.READ
+    count = c.counter_read
+    assert c.step((500, 100), BLOCKED) == (0, 0)
+    assert c.counter_read == count  # the timed reading is frozen
+    c.step((500, 100), CLEAR)
+    assert c.counter_read == count + 1

@@ -1,0 +1,148 @@
+"""Right of way between robots by IR (issue #13; the report's §11 remedies), free of ROS.
+
+The report's robots only see each other with their proximity sensors, so two robots that see each
+other in front both stop for good: a robot entering the roundabout and one crossing its entry
+(§7.3), two robots face to face. The report names the remedy it had no time for: "the robot should
+check if it can enter" a non-managed intersection, using the IR communication between robots (§8).
+
+Each robot sends, by proximity communication (0.1 s period, as the lights), who it is:
+
+- ``ANNOUNCE + role·64 + id`` (256..511): its robot id (1..63) and its *role*, the rank of the lane
+  it is on (:class:`Role`): a priority vehicle, a robot inside an intersection (on the ring,
+  crossing), a robot on the road, a robot about to enter;
+- ``BLOCKED_BY + id`` (128..191), every other period while it has stood still for
+  ``blocked_count`` events behind an obstacle: the id of the robot it hears strongest in front.
+
+The rules, which cannot leave two robots waiting for each other:
+
+- *yield*: a robot about to enter a roundabout stops while it hears a robot of a higher role in
+  front (the ring has the right of way), at most ``yield_max`` events;
+- *make way*: a robot that hears, on its front sensors, a robot of higher priority say it is
+  blocked by it backs up for ``make_way_count`` events and then waits until that robot no longer
+  says so. Priority is (role, then lower id): a total order, so of two robots blocking each other
+  exactly one makes way, and a chain of waits ends at the highest robot in it, which never waits
+  for a lower one;
+- a robot blocked for ``give_up_count`` events without being helped makes way itself (the other
+  may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways).
+
+Light codes (20..79) and these codes never overlap, so lights and robots share the channel.
+"""
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+BLOCKED_BY = 128
+ANNOUNCE = 256
+MAX_ID = 63
+#: Receivers 0-4 are the front sensors (Aseba order), 5-6 the rear ones.
+FRONT_SENSORS = 5
+#: Events a message stays fresh: robots send every event, so a robot heard 3 events ago is near.
+FRESH = 3
+
+
+class Role(enum.IntEnum):
+    """The rank of the lane a robot is on, announced by IR; higher goes first."""
+
+    ENTERING = 0
+    ROAD = 1
+    INSIDE = 2
+    PRIORITY = 3
+
+
+@dataclass
+class Heard:
+    role: int
+    front: int
+    rear: int
+    age: int = 0
+
+
+def announce_code(role: Role, robot_id: int) -> int:
+    return ANNOUNCE + 64 * int(role) + robot_id
+
+
+def blocked_code(robot_id: int) -> int:
+    return BLOCKED_BY + robot_id
+
+
+def outranks(role_a: int, id_a: int, role_b: int, id_b: int) -> bool:
+    """Whether robot a goes before robot b: higher role, then the lower id."""
+    return (role_a, -id_a) > (role_b, -id_b)
+
+
+class RightOfWay:
+    """What one robot hears of the others and what it says: the pure core of the rules above."""
+
+    def __init__(self, robot_id: int, blocked_count: int = 20) -> None:
+        if not 1 <= robot_id <= MAX_ID:
+            raise ValueError(f'robot_id must be in 1..{MAX_ID}, got {robot_id}')
+        self.robot_id = robot_id
+        self.blocked_count = blocked_count
+        #: Robots heard lately: id -> what we know of them.
+        self.heard: dict[int, Heard] = {}
+        #: Events since a robot in front last said it is blocked by this one (None: not lately).
+        #: Who said it is not in the message: the robot heard strongest in front (ahead()).
+        self.blocking: int | None = None
+        #: Events this robot has stood still behind an obstacle.
+        self.blocked = 0
+        self._events = 0
+
+    def hear(self, code: int, intensities: Sequence[int] | None) -> bool:
+        """A received value; True when it was a robot's (so not for the lights)."""
+        values = [int(v) for v in intensities] if intensities is not None and len(intensities) else [1] * 7
+        front, rear = max(values[:FRONT_SENSORS], default=0), max(values[FRONT_SENSORS:], default=0)
+        if ANNOUNCE <= code < ANNOUNCE + 4 * 64:
+            role, robot = divmod(code - ANNOUNCE, 64)
+            if robot != self.robot_id and robot:
+                self.heard[robot] = Heard(role, front, rear)
+            return True
+        if BLOCKED_BY <= code <= BLOCKED_BY + MAX_ID:
+            if code - BLOCKED_BY == self.robot_id and front > 0:
+                self.blocking = 0
+            return True
+        return False
+
+    def tick(self, obstructed: bool) -> None:
+        """Once per event, after the controller's step: ages what was heard, counts the block."""
+        self._events += 1
+        for robot in list(self.heard):
+            self.heard[robot].age += 1
+            if self.heard[robot].age > FRESH:
+                del self.heard[robot]
+        if self.blocking is not None:
+            self.blocking += 1
+            if self.blocking > FRESH + 1:
+                self.blocking = None
+        self.blocked = self.blocked + 1 if obstructed else 0
+
+    def ahead(self) -> int | None:
+        """The robot heard strongest on the front sensors, or None."""
+        front = [(h.front, -robot, robot) for robot, h in self.heard.items() if h.front > 0]
+        return max(front)[2] if front else None
+
+    def tx(self, role: Role) -> int:
+        """The value to send this period: the announcement, alternating with "blocked by"."""
+        if self.blocked >= self.blocked_count and self._events % 2:
+            robot = self.ahead()
+            if robot is not None:
+                return blocked_code(robot)
+        return announce_code(role, self.robot_id)
+
+    def higher_ahead(self, role: Role) -> int | None:
+        """A robot of a higher role heard in front (to yield to), or None."""
+        for robot, h in sorted(self.heard.items()):
+            if h.front > 0 and h.role > role:
+                return robot
+        return None
+
+    def must_make_way(self, role: Role) -> int | None:
+        """The robot in front, when it outranks this one and says this one blocks it, or None."""
+        if self.blocking is None:
+            return None
+        robot = self.ahead()
+        if robot is None:
+            return None
+        h = self.heard[robot]
+        return robot if outranks(h.role, robot, role, self.robot_id) else None
