@@ -493,3 +493,15 @@ def test_crossroad_lights_are_not_obstacles_to_the_lanes_they_command():
             centre = (x + 0.012 * math.sin(h), y - 0.012 * math.cos(h), h)
             worst = max(worst, int(sensing.read(0, np.array([centre, light]), quiet)[1:4].max()))
         assert worst < ControllerParams().obs_threshold, (arm, worst)
+
+
+def test_contact_monitor_pairs_touching_robots_by_distance_and_names_the_place():
+    from thymio_road.analysis.traffic import ContactMonitor
+    names = ['a', 'b', 'c']
+    xy = np.array([[0.0, 0.0], [0.12, 0.0], [1.0, 0.0]])
+    monitor = ContactMonitor(lambda x, y: f'at {x:.2f}')
+    monitor.update(1.0, names, xy, np.array([True, True, True]))  # c touched something else: no pair
+    monitor.update(1.1, names, xy, np.array([True, True, False]))
+    monitor.update(5.0, names, xy, np.array([True, True, False]))  # later: a new episode
+    assert [(e.robots, e.start, e.end, e.where) for e in monitor.episodes] == [
+        (('a', 'b'), 1.0, 1.1, 'at 0.06'), (('a', 'b'), 5.0, 5.0, 'at 0.06')]

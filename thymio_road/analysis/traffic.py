@@ -236,9 +236,51 @@ def hold_times(events: dict[str, list[dict]], end: float) -> list[float]:
     return holds
 
 
+@dataclass
+class ContactEpisode:
+    robots: tuple[str, str]
+    start: float
+    end: float
+    x: float
+    y: float
+    where: str = ''
+
+    def as_dict(self) -> dict:
+        return {'robots': list(self.robots), 'start_s': round(self.start, 2), 'end_s': round(self.end, 2),
+                'x': round(self.x, 3), 'y': round(self.y, 3), 'where': self.where}
+
+
+@dataclass
+class ContactMonitor:
+    """Feed it, every sample, which robots' hulls touched since the last one; it pairs them by
+    distance and keeps the episodes (a pair touching again within `gap` s extends its episode)."""
+
+    describe: Any = None
+    reach: float = 0.16
+    gap: float = 1.0
+    episodes: list[ContactEpisode] = field(default_factory=list)
+    open_: dict[tuple[str, str], ContactEpisode] = field(default_factory=dict)
+
+    def update(self, t: float, names: list[str], xy: np.ndarray, touched: np.ndarray) -> None:
+        idx = np.flatnonzero(touched)
+        for a_pos, a in enumerate(idx):
+            for b in idx[a_pos + 1:]:
+                if np.hypot(*(xy[a] - xy[b])) > self.reach:
+                    continue
+                key = (names[a], names[b])
+                ep = self.open_.get(key)
+                if ep is None or t - ep.end > self.gap:
+                    x, y = (xy[a] + xy[b]) / 2
+                    ep = ContactEpisode(key, t, t, float(x), float(y),
+                                        self.describe(x, y) if self.describe else '')
+                    self.open_[key] = ep
+                    self.episodes.append(ep)
+                ep.end = t
+
+
 def summarise(passages: int, robots: int, duration: float, monitor: MergeMonitor, contacts: int | None,
               stops: list[dict], holds: list[float] | None = None,
-              crossroads: CrossroadMonitor | None = None) -> dict:
+              crossroads: CrossroadMonitor | None = None, contact_monitor: ContactMonitor | None = None) -> dict:
     """The traffic block of summary.json."""
     holds = holds or []
     crossroads = crossroads or CrossroadMonitor([])
@@ -252,6 +294,7 @@ def summarise(passages: int, robots: int, duration: float, monitor: MergeMonitor
         'robot_minutes': round(minutes, 2),
         'throughput_per_robot_minute': round(passages / minutes, 3) if minutes else None,
         'hull_contacts': contacts,
+        'contact_episodes': [e.as_dict() for e in contact_monitor.episodes[:50]] if contact_monitor else None,
         'merge_conflict_episodes': len(monitor.episodes),
         'merge_conflict_time_s': round(monitor.conflict_time, 1),
         'merge_conflicts': [e.as_dict() for e in monitor.episodes[:50]],

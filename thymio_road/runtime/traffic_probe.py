@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from thymio_road.analysis.traffic import (SAMPLE_PERIOD, CrossroadMonitor, MergeMonitor, stop_distance,
+from thymio_road.analysis.stalls import Places
+from thymio_road.analysis.traffic import (SAMPLE_PERIOD, ContactMonitor, CrossroadMonitor, MergeMonitor, stop_distance,
                                           crossroad_centres, crossroad_zones, hold_times, merge_zones,
                                           summarise)
 from thymio_road.nodes import msgs
@@ -23,6 +24,8 @@ class TrafficProbe:
         self.monitor = MergeMonitor(merge_zones(self.road_map))
         self.crossroads = CrossroadMonitor(crossroad_zones(self.road_map))
         self.centres = crossroad_centres(self.road_map)
+        self.contact_monitor = ContactMonitor(Places(self.road_map).describe)
+        self._contacts = self.world.contacts.copy()
         self.passages = 0
         self.stops: list[dict] = []
         self.light_events: dict[str, list[dict]] = {}
@@ -40,6 +43,10 @@ class TrafficProbe:
         names = [self.names[i] for i in self.movers]
         self.monitor.update(t, names, poses)
         self.crossroads.update(t, names, poses)
+        touched = self.world.contacts != self._contacts
+        if touched.any():
+            self._contacts = self.world.contacts.copy()
+            self.contact_monitor.update(t, self.names, self.world.poses[:, :2], touched)
 
     def _on_event(self, i: int, msg: Any) -> None:
         event = json.loads(msg.data)
@@ -57,4 +64,4 @@ class TrafficProbe:
     def summary(self) -> dict:
         contacts = int(self.world.contacts.sum()) // 2
         return summarise(self.passages, len(self.movers), self.duration, self.monitor, contacts, self.stops,
-                         hold_times(self.light_events, self.duration), self.crossroads)
+                         hold_times(self.light_events, self.duration), self.crossroads, self.contact_monitor)
