@@ -89,7 +89,11 @@ def test_improved_rules_need_an_id_and_check_their_fields():
 
 
 def _face_off(entering: RoadController, ring: RoadController, steps: int) -> list[tuple[int, int]]:
-    """Two robots that see each other in front; each hears what the other sent last period."""
+    """Two robots that drove 2 s, then see each other in front; each hears what the other sent
+    last period."""
+    for _ in range(20):
+        entering.step(GREY, CLEAR)
+        ring.step(GREY, CLEAR)
     wheels = []
     for _ in range(steps):
         a, b = entering.tx_value(), ring.tx_value()
@@ -110,12 +114,14 @@ def test_of_two_robots_blocking_each_other_the_lower_backs_up_then_waits():
         c.action, c.counter_continue = Action.ROUNDABOUT, cc
         c._set_state(State.ACTION)
     assert entering.role() is Role.ENTERING and ring.role() is Role.INSIDE
-    wheels = _face_off(entering, ring, 40)
+    wheels = _face_off(entering, ring, 60)
     kinds = [e.kind for e in entering.drain_events()]
     assert 'make_way' in kinds and 'make_way' not in [e.kind for e in ring.drain_events()]
     backing = [w for w in wheels if w[0] < 0 and w[1] < 0]
-    assert len(backing) >= 10  # the entering robot (lower role, though lower id) backs up
+    # The entering robot (lower role, though lower id) backs up the 2 s it drove, retracing them.
+    assert backing == [(-150, -150)] * 20
     assert entering.state is State.ACTION  # still entering the same roundabout
+    assert entering._suppress == 20  # the marks on the way back are not counted twice
 
 
 def test_equal_roles_the_higher_id_makes_way():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import math
 import random
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -251,9 +252,16 @@ class RoadController:
         self.improved = self.params.traffic_rules == 'improved'
         self.right_of_way = RightOfWay(self.params.robot_id, self.params.blocked_count) if self.improved else None
         self.obstructed = False
-        self._making_way = 0
+        #: Steps since it started making way (None: not making way), then since it stopped.
+        self._making_way: int | None = None
         self._holding: int | None = None
         self._yielded = 0
+        #: The last wheel commands driven forward, replayed backwards to make way (line following
+        #: backwards is unstable: the sensors lead the wheels), and the forward steps after it
+        #: during which marks already counted are not read again.
+        self._trail: deque[tuple[int, int]] = deque(maxlen=self.params.make_way_count)
+        self._retrace: list[tuple[int, int]] = []
+        self._suppress = 0
 
     # --- interface ------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -278,7 +286,7 @@ class RoadController:
         if self.improved:
             wheels = self._right_of_way_step(follow, prox)
             if wheels is not None:
-                return wheels
+                return self._calibrated(*wheels)
         front_obstacle = self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold
         if self.state is State.CONTINUE:
             left, right = self._cross(prox)
@@ -310,6 +318,12 @@ class RoadController:
             self._exit(follow, read)
         if self.state is State.READ:
             self._read(read)
+        if self.improved and (left or right):
+            self._trail.append((left, right))
+            self._suppress = max(0, self._suppress - 1)
+        return self._calibrated(left, right)
+
+    def _calibrated(self, left: int, right: int) -> tuple[int, int]:
         f, b = self.params.speed_factor, self.params.wheel_balance
         if f == 1.0 and b == 1.0:
             return left, right
@@ -361,7 +375,7 @@ class RoadController:
         sensor rides well on the dark side of the grey reference, which is how the P controller
         turns that tightly."""
         p = self.params
-        if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin:
+        if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin or self._suppress:
             return False
         if p.trigger_security == 'strict' and not marks:
             return read < p.black_ratio * p.grey_ref and abs(follow - p.grey_ref) < p.white_margin // 2
@@ -565,12 +579,13 @@ class RoadController:
             return Role.PRIORITY
         if self.state is State.CONTINUE:
             return Role.INSIDE  # crossing blind: the one most in the way and least able to help it
-        if self.action is Action.ROUNDABOUT:
-            if self.counter_continue == 0 and self.state is State.ACTION:
-                return Role.ENTERING
-            return Role.INSIDE  # on the ring, or leaving it
-        if self.action is Action.CROSSROAD and self.counter_continue >= 1:
-            return Role.INSIDE
+        if self.action is Action.ROUNDABOUT and self.counter_continue == 0 and self.state is State.ACTION:
+            return Role.ENTERING
+        if self.light_lane == 'siding' or self.delivering or (self.action is Action.LOCATION
+                                                               and self.state is State.EXIT):
+            return Role.ENTERING  # leaving a location's siding: the road has the right of way
+        if self.action is not None and (self.counter_continue >= 1 or self.action is Action.ROUNDABOUT):
+            return Role.INSIDE  # past its first mark (on the ring, passing a merge), or leaving the ring
         return Role.ROAD
 
     def tx_value(self) -> int:
@@ -583,11 +598,11 @@ class RoadController:
         """Making way, waiting after it, or yielding: the wheels, or None to drive as usual."""
         p, row = self.params, self.right_of_way
         assert row is not None
-        if self._making_way:
-            self._making_way -= 1
-            if not self._making_way:
-                self._holding = 0
-            return self._reverse(follow, prox)
+        if self._making_way is not None:
+            wheels = self._reverse(prox)
+            if wheels is not None:
+                return wheels
+            self._making_way, self._holding = None, 0
         if self._holding is not None:
             self._holding += 1
             waiting = row.blocking is not None or self._holding < p.make_way_hold
@@ -603,7 +618,9 @@ class RoadController:
             if self.state is State.READ:
                 self._set_state(self.old_state)  # the barcode is read again on the way back
             row.blocked = 0
-            self._making_way = p.make_way_count
+            self._retrace = list(self._trail)
+            self._trail.clear()
+            self._making_way = 0
             self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
             return self._right_of_way_step(follow, prox)
         if role is Role.ENTERING and self._yielded < p.yield_max:
@@ -615,26 +632,21 @@ class RoadController:
                 return 0, 0
         return None
 
-    def _reverse(self, follow: int, prox: list[int]) -> tuple[int, int]:
-        """Back up at the lowest speed, unless something is close behind: along the line, or
-        retracing a blind crossing (its timed count runs back)."""
-        p = self.params
-        if max(prox[5], prox[6]) > p.obs_threshold_max:
+    def _reverse(self, prox: list[int]) -> tuple[int, int] | None:
+        """Back up the way it came, its last forward commands replayed backwards, waiting while
+        something is close behind; None when done. Timed counts (a blind crossing, an exit) run
+        back with it, and the forward steps that return it are not read for marks again."""
+        assert self._making_way is not None
+        self._making_way += 1
+        if not self._retrace or self._making_way > 3 * self.params.make_way_count:
+            return None
+        if max(prox[5], prox[6]) > self.params.obs_threshold_max:
             return 0, 0
-        s = -p.speed_low
-        if self.state is State.CONTINUE:
+        left, right = self._retrace.pop()
+        if self.state in (State.CONTINUE, State.EXIT):
             self.counter = max(0, self.counter - 1)
-            assert self.action is not None
-            bias = getattr(p, f'bias_{self.action.name.lower()}')
-            return _clip(adiv(bias * s, 100)), s
-        if self.state is State.EXIT:
-            self.counter = max(0, self.counter - 1)
-        diff = follow - p.grey_ref
-        if abs(diff) > p.lost_threshold:
-            self._making_way = 0  # do not back off the road
-            self._holding = 0
-            return 0, 0
-        return _clip(s + adiv(diff, p.gain_road)), _clip(s - adiv(diff, p.gain_road))
+        self._suppress += 1
+        return -left, -right
 
     # --- traffic lights (Appendix A: allStop / allStart; docs/traffic.md) ---------------------------
     def on_comm(self, code: int, intensities: Sequence[int] | None = None) -> None:
