@@ -278,6 +278,18 @@ class ContactMonitor:
                 ep.end = t
 
 
+def throughput_windows(times: list[float], duration: float, window: float = 600.0) -> dict | None:
+    """Passages in the first and in the last `window` s, and their ratio: a network that clogs
+    carries less at the end (issue #13 asks for at least 90 %). None when the run is shorter than
+    two windows."""
+    if duration < 2 * window:
+        return None
+    first = sum(1 for t in times if t < window)
+    last = sum(1 for t in times if t >= duration - window)
+    return {'window_s': window, 'first': first, 'last': last,
+            'ratio': round(last / first, 3) if first else None}
+
+
 def summarise(passages: int, robots: int, duration: float, monitor: MergeMonitor, contacts: int | None,
               stops: list[dict], holds: list[float] | None = None,
               crossroads: CrossroadMonitor | None = None, contact_monitor: ContactMonitor | None = None) -> dict:

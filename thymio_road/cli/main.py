@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     from thymio_road.cli import tools as cli_tools; cli_tools.register(sub, map_sub)
     from thymio_road.cli import ros_graph; ros_graph.register(sub)
     from thymio_road.cli import bag as cli_bag; cli_bag.register(sub, map_sub)
+    from thymio_road.cli import traffic as cli_traffic; cli_traffic.register(sub)
     # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser
 

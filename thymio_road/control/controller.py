@@ -659,8 +659,8 @@ class RoadController:
         while it crosses (CONTINUE)."""
         if self.right_of_way is not None and self.right_of_way.hear(code, intensities):
             return
-        if not self.params.obey_lights:
-            return
+        if not self.params.obey_lights or self.params.kind == 'priority':
+            return  # a priority vehicle passes red lights; the others give way (right_of_way.py)
         from thymio_road.control.traffic_light import decode
         decoded = decode(code)
         if decoded is None:

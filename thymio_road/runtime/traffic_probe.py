@@ -6,11 +6,16 @@ import json
 from typing import Any
 
 from thymio_road.analysis.stalls import Places
+from thymio_road.analysis.wrong_way import WrongWayMonitor
 from thymio_road.analysis.traffic import (SAMPLE_PERIOD, ContactMonitor, CrossroadMonitor, MergeMonitor, stop_distance,
                                           crossroad_centres, crossroad_zones, hold_times, merge_zones,
-                                          summarise)
+                                          summarise, throughput_windows)
 from thymio_road.nodes import msgs
 from thymio_road.runtime.node import EmbeddedNode
+
+
+#: Wrong-way driving is judged on poses 1 s apart: a lane's length, not its wobble.
+WRONG_WAY_PERIOD = 1.0
 
 
 class TrafficProbe:
@@ -24,7 +29,10 @@ class TrafficProbe:
         self.monitor = MergeMonitor(merge_zones(self.road_map))
         self.crossroads = CrossroadMonitor(crossroad_zones(self.road_map))
         self.centres = crossroad_centres(self.road_map)
-        self.contact_monitor = ContactMonitor(Places(self.road_map).describe)
+        places = Places(self.road_map)
+        self.contact_monitor = ContactMonitor(places.describe)
+        self.wrong_way = WrongWayMonitor(self.road_map, places.describe)
+        self.passage_times: list[float] = []
         self._contacts = self.world.contacts.copy()
         self.passages = 0
         self.stops: list[dict] = []
@@ -35,6 +43,10 @@ class TrafficProbe:
             self.node.create_subscription(msgs.String, f'/{self.names[i]}/controller/events',
                                           lambda msg, i=i: self._on_event(i, msg), msgs.qos(100))
         graph.executor.add_timer(int(SAMPLE_PERIOD * 1e9), self._sample)
+        graph.executor.add_timer(int(WRONG_WAY_PERIOD * 1e9), self._sample_wrong_way)
+
+    def _sample_wrong_way(self) -> None:
+        self.wrong_way.update(self.world.time, [self.names[i] for i in self.movers], self.world.poses[self.movers])
 
     def _sample(self) -> None:
         t = self.world.time
@@ -53,6 +65,7 @@ class TrafficProbe:
         kind = event.get('kind')
         if kind == 'left':
             self.passages += 1
+            self.passage_times.append(self.world.time)
         if kind == 'light':
             self.light_events.setdefault(self.names[i], []).append(event)
         if kind == 'light' and event.get('command') == 'stop':
@@ -63,5 +76,8 @@ class TrafficProbe:
 
     def summary(self) -> dict:
         contacts = int(self.world.contacts.sum()) // 2
-        return summarise(self.passages, len(self.movers), self.duration, self.monitor, contacts, self.stops,
-                         hold_times(self.light_events, self.duration), self.crossroads, self.contact_monitor)
+        out = summarise(self.passages, len(self.movers), self.duration, self.monitor, contacts, self.stops,
+                        hold_times(self.light_events, self.duration), self.crossroads, self.contact_monitor)
+        out['throughput_windows'] = throughput_windows(self.passage_times, self.duration)
+        out['wrong_way'] = self.wrong_way.summary()
+        return out

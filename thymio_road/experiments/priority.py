@@ -1,0 +1,69 @@
+"""How much does traffic delay a priority vehicle? (issue #13; report §8 and §11: "priority
+vehicles such as ambulance ... the other users of the road ... avoid them")
+
+The `priority` scenario's thymio1 is of kind `priority`: it announces itself by IR with the
+highest role (control/right_of_way.py), so robots about to enter yield to it and robots blocking
+it make way, and it passes red lights. Its trip is the time from the start to its arrival at the
+last location of its mission. The experiment drives it alone (the lights still run), then with
+the scenario's other robots, seed by seed, and reports the ratio; issue #13 asks for at most 1.2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from thymio_road.runtime.run import Graph
+from thymio_road.scenario import load_scenario
+
+PRIORITY_ROBOT = 'thymio1'
+
+
+class _Arrived(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Trip:
+    seed: int
+    robots: int
+    #: Simulated seconds to the mission's last arrival; None when it did not arrive in time.
+    time: float | None
+
+
+def trip(scenario: str, robots: int, seed: int, limit: float) -> Trip:
+    """Run the scenario until the priority robot has completed its mission (or `limit` s)."""
+    sc = load_scenario(scenario, robots=robots, seed=seed, duration=limit)
+    graph = Graph(sc)
+    nav = graph.controller(PRIORITY_ROBOT).navigator
+    if nav is None or not nav.mission:
+        raise ValueError(f"scenario {scenario!r}: {PRIORITY_ROBOT} has no mission to time")
+    goal = len(nav.mission)
+    arrived: list[float] = []
+
+    def check(now_ns: int) -> None:
+        if len(nav.arrivals) >= goal:
+            arrived.append(now_ns / 1e9)
+            raise _Arrived
+
+    try:
+        graph.run(limit, check=check)
+    except _Arrived:
+        pass
+    return Trip(seed, len(sc.robots), arrived[0] if arrived else None)
+
+
+def experiment(scenario: str = 'priority', seeds: tuple[int, ...] = (1, 2, 3, 4, 5), robots: int | None = None,
+               limit: float = 1200.0, on_trip: Callable[[Trip], None] | None = None) -> list[dict]:
+    """One row per seed: the trip alone, with traffic, and their ratio."""
+    rows = []
+    for seed in seeds:
+        alone = trip(scenario, 1, seed, limit)
+        if on_trip:
+            on_trip(alone)
+        busy = trip(scenario, robots or len(load_scenario(scenario).robots), seed, limit)
+        if on_trip:
+            on_trip(busy)
+        ratio = busy.time / alone.time if alone.time and busy.time else None
+        rows.append({'seed': seed, 'robots': busy.robots, 'alone_s': alone.time, 'traffic_s': busy.time,
+                     'ratio': None if ratio is None else round(ratio, 3)})
+    return rows
