@@ -164,3 +164,25 @@ def test_reading_pauses_while_a_robot_is_in_front():
     assert c.counter_read == count  # the timed reading is frozen
     c.step((500, 100), CLEAR)
     assert c.counter_read == count + 1
+
+
+def test_exit_counts_distance_so_they_stand_still_while_blocked():
+    report, improved = RoadController(ControllerParams()), _improved(1)
+    for c in (report, improved):
+        c.action = Action.LOCATION
+        c._set_state(State.EXIT)
+        for _ in range(10):
+            c.step(GREY, BLOCKED)
+    assert report.counter == 10 and improved.counter == 0
+
+
+def test_a_road_robot_near_the_merge_is_committed_and_drives_through_the_locations_red():
+    report, improved = RoadController(ControllerParams()), _improved(1)
+    for c in (report, improved):
+        c.action, c.counter_continue, c.counter = Action.LOCATION, 1, 22
+        c._set_state(State.ACTION)
+    assert improved.light_context() == ('road', None)  # before: it obeys
+    for _ in range(100):
+        improved.step(GREY, CLEAR)
+        report.step(GREY, CLEAR)
+    assert improved.light_context() is None and report.light_context() == ('road', None)

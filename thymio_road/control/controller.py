@@ -116,6 +116,12 @@ class ControllerParams:
     obey_lights: bool = True
     light_timeout: int = 0
     light_siding_count: int = 40
+    #: Improved rules: counts of driving past a location's siding entry (after its blind crossing)
+    #: during which a robot on the road obeys the location's light. Past them (95 counts at the
+    #: lowest speed are 46 cm: about 40 cm before the merge with the shipped 0.5 m parallel) it
+    #: has committed and drives through a red: stopped there, it stood beside the start of the
+    #: siding's exit curve, in the way of the robot the light then let out (docs/traffic.md).
+    light_road_count: int = 95
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
     seed: int = 0
     #: 'report': robots know each other only by their proximity sensors, as in the report (its
@@ -155,7 +161,7 @@ class ControllerParams:
         if not 0 <= self.light_timeout <= 100000:
             raise ValueError(f'light_timeout must be in 0..100000 counts, got {self.light_timeout}')
         for name in ('crossing', 'exit_count', 'crossroad_exit_count', 'location_count', 'stop_count', 'back_count',
-                     'light_siding_count'):
+                     'light_siding_count', 'light_road_count'):
             if not 1 <= getattr(self, name) <= 1000:
                 raise ValueError(f'{name} must be in 1..1000 counts, got {getattr(self, name)}')
         if not 0.8 <= self.wheel_balance <= 1.25:
@@ -466,6 +472,8 @@ class RoadController:
 
     def _action(self, follow: int, read: int) -> None:
         """ACTION: follow the line (gain 2) and act on each mark as decided."""
+        if self.improved and self.action is Action.LOCATION and not self.obstructed:
+            self.counter += 1  # the distance past the siding entry (light_road_count)
         if self.action in (Action.BRANCHING, Action.LOCATION) and self.counter_continue >= 2:
             # "If continue was chosen, return to road state after two readings."
             self._leave_intersection()
@@ -539,6 +547,11 @@ class RoadController:
 
     def _exit(self, follow: int, read: int) -> None:
         """EXIT: follow the branch taken; in a location read its barcode, then stop and deliver."""
+        if self.improved and self.obstructed:
+            # The counts stand for distance: a robot queued in a siding behind one that delivers
+            # would otherwise stop short of the location's barcode, then read it on the road as
+            # a speed code (seen: "location 3" read as speed high, the robot lost in the next turn).
+            return
         self.counter += 1
         p = self.params
         if self.action is Action.LOCATION:
@@ -686,6 +699,8 @@ class RoadController:
         if self.action is Action.CROSSROAD and self.state is State.ACTION and self.counter_continue == 0:
             return 'crossroad', self.previous_node
         if self.action is Action.LOCATION and self.state is State.ACTION and self.counter_continue == 1:
+            if self.improved and self.counter > self.params.crossing + self.params.light_road_count:
+                return None  # committed to the merge (light_road_count)
             return 'road', self.current_node
         if self.light_lane == 'siding' and (self.delivering or self.state in (State.EXIT, State.ROAD)):
             return 'siding', self.current_node
