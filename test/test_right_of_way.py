@@ -182,7 +182,9 @@ def test_a_road_robot_near_the_merge_is_committed_and_drives_through_the_locatio
         c.action, c.counter_continue, c.counter = Action.LOCATION, 1, 22
         c._set_state(State.ACTION)
     assert improved.light_context() == ('road', None)  # before: it obeys
-    for _ in range(100):
+    for _ in range(111):  # 22 + 111 = crossing + light_road_count: the last count it obeys
         improved.step(GREY, CLEAR)
         report.step(GREY, CLEAR)
+    assert improved.light_context() == ('road', None)
+    improved.step(GREY, CLEAR)
     assert improved.light_context() is None and report.light_context() == ('road', None)

@@ -117,11 +117,12 @@ class ControllerParams:
     light_timeout: int = 0
     light_siding_count: int = 40
     #: Improved rules: counts of driving past a location's siding entry (after its blind crossing)
-    #: during which a robot on the road obeys the location's light. Past them (95 counts at the
-    #: lowest speed are 46 cm: about 40 cm before the merge with the shipped 0.5 m parallel) it
-    #: has committed and drives through a red: stopped there, it stood beside the start of the
-    #: siding's exit curve, in the way of the robot the light then let out (docs/traffic.md).
-    light_road_count: int = 95
+    #: during which a robot on the road obeys the location's light. Past them (112 counts at the
+    #: lowest speed are 54 cm: 31 cm before the merge with the shipped 0.5 m parallel, where the
+    #: robot starts to hear the light 36 cm before it) it has committed and drives through a red:
+    #: stopped closer, it stood beside the start of the siding's exit curve (27 cm before the
+    #: merge), in the way of the robot the light let out next (docs/traffic.md).
+    light_road_count: int = 112
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
     seed: int = 0
     #: 'report': robots know each other only by their proximity sensors, as in the report (its
