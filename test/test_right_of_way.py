@@ -188,3 +188,22 @@ def test_a_road_robot_near_the_merge_is_committed_and_drives_through_the_locatio
     assert improved.light_context() == ('road', None)
     improved.step(GREY, CLEAR)
     assert improved.light_context() is None and report.light_context() == ('road', None)
+
+
+def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
+    c = _improved(2)
+    c.action, c.counter_continue = Action.CROSSROAD, 0
+    c.previous_node = 1
+    c._set_state(State.ACTION)
+    c.on_comm(21)  # node 1 + 20: stop
+    assert c.stopped_by_light and c.step(GREY, CLEAR) == (0, 0)
+    c.on_comm(announce_code(Role.PRIORITY, 9), REAR)
+    assert c.step(GREY, CLEAR) != (0, 0) and not c.stopped_by_light
+    c.on_comm(announce_code(Role.PRIORITY, 9), REAR)
+    c.on_comm(21)
+    assert not c.stopped_by_light  # not stopped again while it is behind
+    ambulance = _improved(9, kind='priority')
+    ambulance.action, ambulance.counter_continue, ambulance.previous_node = Action.CROSSROAD, 0, 1
+    ambulance._set_state(State.ACTION)
+    ambulance.on_comm(21)
+    assert not ambulance.stopped_by_light and ambulance.role() is Role.PRIORITY

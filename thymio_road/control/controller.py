@@ -626,7 +626,7 @@ class RoadController:
             self.events.append(Event('resume', {}))
         role = self.role()
         other, reason = row.must_make_way(role), 'outranked'
-        if other is None and row.blocked >= p.give_up_count:
+        if other is None and row.blocked >= p.give_up_count and role is not Role.PRIORITY:
             other, reason = row.ahead() or 0, 'gave_up'
         if other is not None and self.state in (State.ROAD, State.ACTION, State.EXIT, State.CONTINUE, State.READ):
             if self.state is State.READ:
@@ -690,6 +690,8 @@ class RoadController:
             return
         self._light_quiet = 0
         stop = command != 'go' if kind != 'siding' else command != 'stop'
+        if stop and self._priority_behind():
+            stop = False  # give way to the priority vehicle behind: the light's stop does not hold
         if stop:
             self._light_stop(code, lane)
         else:
@@ -722,8 +724,12 @@ class RoadController:
                                            'from': self.state.name}))
         self._set_state(State.STOP)
 
-    def _light_go(self, code: int | None, lane: tuple[str, int | None] | None) -> None:
-        command = 'go' if code is not None else 'timeout'
+    def _priority_behind(self) -> bool:
+        """Improved rules: a priority vehicle is heard behind (report §11: the others give way)."""
+        return self.right_of_way is not None and self.right_of_way.priority_behind()
+
+    def _light_go(self, code: int | None, lane: tuple[str, int | None] | None, command: str = '') -> None:
+        command = command or ('go' if code is not None else 'timeout')
         if not self.increment_counter:
             self.increment_counter = 1
             self.events.append(Event('light', {'code': code, 'command': command, 'lane': lane[0] if lane else None}))
@@ -740,6 +746,8 @@ class RoadController:
             self._light_quiet += 1
             if self.params.light_timeout and self._light_quiet > self.params.light_timeout:
                 self._light_go(None, self._light_stopped_lane or ('siding', self.current_node))
+            elif self.stopped_by_light and self._priority_behind():
+                self._light_go(None, self._light_stopped_lane, 'priority')
         if self.light_lane == 'siding' and self.state is State.ROAD and not self.stopped_by_light:
             self.light_lane_count += 1
             if self.light_lane_count > self.params.light_siding_count:

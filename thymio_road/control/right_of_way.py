@@ -23,7 +23,10 @@ The rules, which cannot leave two robots waiting for each other:
   exactly one makes way, and a chain of waits ends at the highest robot in it, which never waits
   for a lower one;
 - a robot blocked for ``give_up_count`` events without being helped makes way itself (the other
-  may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways).
+  may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways);
+  a priority vehicle never does;
+- a robot held by a traffic light that hears a priority vehicle behind it drives on (report §11:
+  the others give way to an ambulance), and a priority vehicle passes red lights.
 
 Light codes (20..79) and these codes never overlap, so lights and robots share the channel.
 """
@@ -136,6 +139,10 @@ class RightOfWay:
             if h.front > 0 and h.role > role:
                 return robot
         return None
+
+    def priority_behind(self) -> bool:
+        """A priority vehicle heard on the rear sensors (one waits behind this robot)."""
+        return any(h.role == Role.PRIORITY and h.rear > 0 for h in self.heard.values())
 
     def must_make_way(self, role: Role) -> int | None:
         """The robot in front, when it outranks this one and says this one blocks it, or None."""
