@@ -125,6 +125,17 @@ class ControllerParams:
     light_road_count: int = 112
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
     seed: int = 0
+    #: 'report': the road lost, the robot spins with the sign of the reading, so that from the
+    #: black side it finds the road backwards (§4). 'both': it remembers on which side it left
+    #: the road and turns back that way, and it recognises a wrong-way drive (following the
+    #: lane's sharp outer edge backwards makes the follow reading swing: more than
+    #: `wrong_way_swings` of the last `wrong_way_window` events beyond ±220 of the reference,
+    #: against about 1 % on the gradient) and turns round on the spot (`uturn_count` events:
+    #: 180° at the lowest speed, π·9.4 cm / 2 / 4.8 cm/s ≈ 3.1 s).
+    recovery: str = 'report'
+    wrong_way_window: int = 40
+    wrong_way_swings: int = 12
+    uturn_count: int = 31
     #: 'report': robots know each other only by their proximity sensors, as in the report (its
     #: jams reproduce). 'improved': the right of way by IR of control/right_of_way.py (yield at
     #: roundabout entries, make way when blocking a robot of higher priority), and a robot that
@@ -178,6 +189,13 @@ class ControllerParams:
             raise ValueError(f'speed must be in -500..500 motor units, got {self.speed}')
         if not 0 < self.grey_ref < 1023:
             raise ValueError(f'grey_ref must be in 1..1022, got {self.grey_ref}')
+        if self.recovery not in ('report', 'both'):
+            raise ValueError(f"recovery must be 'report' or 'both', got {self.recovery!r}")
+        if not 1 <= self.wrong_way_swings <= self.wrong_way_window <= 1000:
+            raise ValueError(f'need 1 <= wrong_way_swings <= wrong_way_window <= 1000, got '
+                             f'{self.wrong_way_swings} and {self.wrong_way_window}')
+        if not 1 <= self.uturn_count <= 1000:
+            raise ValueError(f'uturn_count must be in 1..1000 counts, got {self.uturn_count}')
         if self.traffic_rules not in ('report', 'improved'):
             raise ValueError(f"traffic_rules must be 'report' or 'improved', got {self.traffic_rules!r}")
         if self.kind not in ('car', 'priority'):
@@ -269,6 +287,11 @@ class RoadController:
         self._trail: deque[tuple[int, int]] = deque(maxlen=self.params.make_way_count)
         self._retrace: list[tuple[int, int]] = []
         self._suppress = 0
+        # Recovery from both sides (recovery 'both'): the side it was on, the follow reading's
+        # swings in ROAD, the U-turn under way.
+        self._dark_side = False
+        self._swings: deque[bool] = deque(maxlen=self.params.wrong_way_window)
+        self._uturn = 0
 
     # --- interface ------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -382,7 +405,7 @@ class RoadController:
         sensor rides well on the dark side of the grey reference, which is how the P controller
         turns that tightly."""
         p = self.params
-        if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin or self._suppress:
+        if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin or self._suppress or self._uturn:
             return False
         if p.trigger_security == 'strict' and not marks:
             return read < p.black_ratio * p.grey_ref and abs(follow - p.grey_ref) < p.white_margin // 2
@@ -766,6 +789,10 @@ class RoadController:
         """P line following on the left ground sensor with collision avoidance (Appendix A)."""
         p = self.params
         diff = ground_left - p.grey_ref
+        if p.recovery == 'both':
+            turning = self._recover(diff)
+            if turning is not None:
+                return turning
         k = self._gain()
         add_left, add_right = adiv(diff, k), adiv(-diff, k)
         left, right = self.speed + add_left, self.speed + add_right
@@ -785,7 +812,36 @@ class RoadController:
         if abs(diff) > p.lost_threshold:
             # Road lost: spin on the spot. It finds the road again only from the white side (§4).
             left, right = adiv(diff, p.spin_divisor), adiv(-diff, p.spin_divisor)
+            if p.recovery == 'both' and diff > 0 and self._dark_side:
+                # White after black: it left over the lane's black edge, the road is on its left.
+                left, right = right, left
         return _clip(left), _clip(right)
+
+    def _recover(self, diff: int) -> tuple[int, int] | None:
+        """Recovery 'both': the side of the road it is on, the wrong-way test in ROAD and the
+        U-turn; the wheels while it turns round, else None."""
+        p = self.params
+        if diff < -150:
+            self._dark_side = True
+        elif diff > 150:
+            self._dark_side = False
+        if self._uturn:
+            self._uturn -= 1
+            # The lane's gradient lies on its right: turning right puts the follow sensor on it.
+            return p.speed_low, -p.speed_low
+        if self.state is not State.ROAD:
+            self._swings.clear()
+            return None
+        if abs(diff) > p.lost_threshold:
+            return None  # searching: neither following the gradient nor the edge
+        self._swings.append(abs(diff) > 220)
+        if len(self._swings) == self._swings.maxlen and sum(self._swings) >= p.wrong_way_swings:
+            self._swings.clear()
+            self._uturn = p.uturn_count
+            self._dark_side = False
+            self.events.append(Event('wrong_way', {'swings': p.wrong_way_swings}))
+            return self._recover(diff)
+        return None
 
 
 def _clip(u: int) -> int:

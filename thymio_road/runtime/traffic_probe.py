@@ -33,6 +33,8 @@ class TrafficProbe:
         self.contact_monitor = ContactMonitor(places.describe)
         self.wrong_way = WrongWayMonitor(self.road_map, places.describe)
         self.passage_times: list[float] = []
+        #: Improved rules and recovery at work: how often robots yielded, made way, turned back.
+        self.manoeuvres = {'yield': 0, 'make_way': 0, 'wrong_way': 0}
         self._contacts = self.world.contacts.copy()
         self.passages = 0
         self.stops: list[dict] = []
@@ -63,6 +65,8 @@ class TrafficProbe:
     def _on_event(self, i: int, msg: Any) -> None:
         event = json.loads(msg.data)
         kind = event.get('kind')
+        if kind in self.manoeuvres:
+            self.manoeuvres[kind] += 1
         if kind == 'left':
             self.passages += 1
             self.passage_times.append(self.world.time)
@@ -80,4 +84,6 @@ class TrafficProbe:
                         hold_times(self.light_events, self.duration), self.crossroads, self.contact_monitor)
         out['throughput_windows'] = throughput_windows(self.passage_times, self.duration)
         out['wrong_way'] = self.wrong_way.summary()
+        out['manoeuvres'] = {'yields': self.manoeuvres['yield'], 'made_way': self.manoeuvres['make_way'],
+                             'turned_back': self.manoeuvres['wrong_way']}
         return out
