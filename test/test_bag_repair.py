@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mcap_chunks import chunk_offsets
+from mcap_chunks import chunk_offsets, middle_of_chunk
 import yaml
 from mcap.reader import make_reader
 from rosbags.highlevel import AnyReader
@@ -53,8 +53,7 @@ def _cut(recorded: Path, tmp_path: Path, chunk: int) -> tuple[Path, bytes]:
     shutil.copytree(recorded, bag)
     (bag / 'metadata.yaml').unlink()
     data = (bag / 'bag.mcap').read_bytes()
-    starts = chunk_offsets(data)
-    cut = data[:(starts[chunk] + starts[chunk + 1]) // 2]
+    cut = data[:middle_of_chunk(data, chunk)]
     (bag / 'bag.mcap').write_bytes(cut)
     return bag, cut
 
