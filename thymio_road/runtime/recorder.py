@@ -214,6 +214,12 @@ class BagRecorder:
         self.counts[topic] += 1
 
     @property
+    def bytes(self) -> int:
+        """Size of the MCAP file on disk (once closed: the whole file with its summary)."""
+        return self.writer.storage.path.stat().st_size if self.writer.storage is not None \
+            else (self.path / f'{self.path.name}.mcap').stat().st_size
+
+    @property
     def message_count(self) -> int:
         return sum(self.counts.values())
 
