@@ -53,12 +53,17 @@ _ANALYSIS_EXTRA_ROBOT = ('traffic_light/phase',)
 #: Per-robot topics that analysis/bag.py reads but ``analysis`` leaves out: wheel odometry is
 #: only its fallback for a robot without ground truth, and the runtime records ground truth.
 _ANALYSIS_SKIPPED_ROBOT = ('odom',)
+#: Topics ``analysis`` records at a lower rate than they are published (ns between messages):
+#: no analysis reads /clock, which the world publishes every 10 ms tick (the bag's log times
+#: are the simulated time); 10 Hz keeps it for players and ``bag repair``'s last stamp.
+ANALYSIS_PERIOD_NS = {'/clock': 100_000_000}
 
 
 def analysis_topic(name: str) -> bool:
     """True for the topics ``--record analysis`` keeps: what ``analyze`` and ``render`` read
-    (analysis/bag.py's ROBOT_TOPICS and WORLD_TOPICS, at their full rate), /clock, /tf_static
-    and the lights' phases; not the Range cones, ground sensors, /tf, markers or cmd_vel."""
+    (analysis/bag.py's ROBOT_TOPICS and WORLD_TOPICS, at their full rate), /clock (at
+    :data:`ANALYSIS_PERIOD_NS`), /tf_static and the lights' phases; not the Range cones, ground
+    sensors, odometry, /tf, markers or cmd_vel."""
     if name in WORLD_TOPICS or name in _ANALYSIS_EXTRA_WORLD:
         return True
     parts = name.strip('/').split('/', 1)
@@ -177,7 +182,8 @@ class BagRecorder:
         self.compression = compression
         self.typestore = msgs.typestore_for(ros_distro)
         self.writer = open_writer(path, compression)
-        self.connections: dict[str, tuple[Any, str]] = {}
+        #: Per topic: the rosbags connection, the type name and the period kept (0: every message).
+        self.connections: dict[str, tuple[Any, str, int]] = {}
         self.counts: dict[str, int] = {}
         self.closed = False
         #: True once close() found no message and removed the empty bag folder.
@@ -193,14 +199,17 @@ class BagRecorder:
         typename = msgs.type_name(msg_type)
         conn = self.writer.add_connection(name, typename, typestore=self.typestore,
                                           offered_qos_profiles=[rosbag_qos(qos)])
-        self.connections[name] = (conn, typename)
+        period = ANALYSIS_PERIOD_NS.get(name, 0) if self.profile == 'analysis' else 0
+        self.connections[name] = (conn, typename, period)
         self.counts[name] = 0
 
     def write(self, topic: str, msg: Any, time_ns: int) -> None:
         if time_ns >= self._chunk_end_ns:
             seal_chunk(self.writer)
             self._chunk_end_ns = (time_ns // CHUNK_PERIOD_NS + 1) * CHUNK_PERIOD_NS
-        conn, typename = self.connections[topic]
+        conn, typename, period = self.connections[topic]
+        if period and time_ns % period:
+            return
         # What rosbags' Writer.write does (its metadata.yaml counts and times), without its
         # check that `conn` is one of its connections: a list search per message, with hundreds
         # of topics; add_topic made it one. test_recorder.py compares metadata.yaml.
