@@ -29,11 +29,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import yaml
 from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
-from rosbags.interfaces import (Connection, MessageDefinitionFormat, Qos, QosDurability, QosHistory, QosLiveliness, QosReliability,
-                                QosTime)
+from rosbags.interfaces import (Connection, MessageDefinitionFormat, Qos, QosDurability, QosHistory,
+                                QosLiveliness, QosReliability, QosTime)
 from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.rosbag2.metadata import dump_qos_v8
 
 from thymio_road.analysis.bag import ROBOT_TOPICS, WORLD_TOPICS
 from thymio_road.nodes import msgs
@@ -89,12 +91,62 @@ def open_writer(path: Path, compression: str = COMPRESSIONS[0]) -> Writer:
     """
     if compression not in _MCAP_COMPRESSION:
         raise ValueError(f'unknown chunk compression {compression!r}; known: {", ".join(COMPRESSIONS)}')
-    writer = Writer(path, version=8, storage_plugin=StoragePlugin.MCAP)
+    writer = _BagWriter(path, version=8, storage_plugin=StoragePlugin.MCAP)
     # rosbags' own MCAP plugin writes chunks without CRCs: this instance uses the mcap library's.
     writer.STORAGE_PLUGINS = {StoragePlugin.MCAP: lambda p, _mode: McapStorage(p, compression)}
     writer.open()
     _lock(writer.storage.bio)
     return writer
+
+
+class _BagWriter(Writer):
+    """rosbags' Writer whose close() writes the same metadata.yaml (version 8) faster: each
+    distinct QoS is dumped once and the YAML goes through PyYAML's C emitter. rosbags' close()
+    dumps every topic's QoS with ruamel, 3-5 s for final_traffic's 370 topics."""
+
+    def close(self) -> None:
+        storage = self.storage
+        assert storage is not None
+        qos_text: dict[tuple, str] = {}
+
+        def qos(profiles: Any) -> str:
+            key = tuple(profiles)
+            if key not in qos_text:
+                qos_text[key] = dump_qos_v8(list(profiles))
+            return qos_text[key]
+
+        duration = max(0, self.max_timestamp - self.min_timestamp)
+        start = self.min_timestamp
+        count = sum(self.counts.values())
+        name = storage.path.name
+        info = {
+            'version': self.version,
+            'storage_identifier': 'mcap',
+            'relative_file_paths': [name],
+            'duration': {'nanoseconds': duration},
+            'starting_time': {'nanoseconds_since_epoch': start},
+            'message_count': count,
+            'topics_with_message_count': [
+                {'topic_metadata': {'name': c.topic, 'type': c.msgtype,
+                                    'serialization_format': c.ext.serialization_format,
+                                    'offered_qos_profiles': qos(c.ext.offered_qos_profiles),
+                                    'type_description_hash': c.digest},
+                 'message_count': self.counts[c.id]}
+                for c in self.connections],
+            'compression_format': '',
+            'compression_mode': '',
+            'files': [{'path': name, 'starting_time': {'nanoseconds_since_epoch': start},
+                       'duration': {'nanoseconds': duration}, 'message_count': count}],
+            'custom_data': self.custom_data or None,
+            'ros_distro': 'rosbags',
+        }
+        dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
+        storage.close(self.version, yaml.dump(info, Dumper=dumper, default_flow_style=False).strip())
+        self.storage = None
+        tmp = self.metapath.with_suffix('.yaml.tmp')
+        tmp.write_text(yaml.dump({'rosbag2_bagfile_information': info}, Dumper=dumper,
+                                 default_flow_style=False), 'utf8')
+        tmp.replace(self.metapath)
 
 
 class McapStorage:
