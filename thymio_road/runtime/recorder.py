@@ -1,4 +1,4 @@
-"""Record every topic of the embedded runtime to a rosbag2 directory (MCAP, metadata version 8).
+"""Record the embedded runtime's topics (all, or a profile's) to a rosbag2 folder (MCAP, version 8).
 
 Version 8 metadata is what Humble, Iron and Jazzy's rosbag2 read; each topic's offered QoS is
 written so that ``ros2 bag play`` re-offers latched topics (``/map``, ``/tf_static``) as latched.
@@ -7,7 +7,7 @@ recorder uses that distro's typestore, and metadata.yaml names it in ``ros_distr
 
 A process killed outright (SIGKILL, power loss) cannot close its bag: the MCAP file has no
 summary and there is no ``metadata.yaml`` (``thymio-road bag repair`` rebuilds both). What it
-loses is what was not yet in the file. rosbags' MCAP writer keeps a chunk in memory until it
+loses is what was not yet in the file. An MCAP writer keeps a chunk in memory until it
 holds 1 MiB, about 11 simulated seconds of the three-robot oval, so the recorder closes a chunk
 and hands it to the operating system every :data:`CHUNK_PERIOD_NS` of simulated time. The
 boundaries are simulated times, so the same run still gives the same bytes.
@@ -176,7 +176,8 @@ class McapStorage:
             {'offered_qos_profiles': offered_qos_profiles})
 
     def write(self, connection: Connection, timestamp: int, data: bytes | memoryview) -> None:
-        self.mcap.add_message(self.channels[connection.id], timestamp, bytes(data), timestamp)
+        # The CDR buffer as it is (a memoryview): mcap copies it into the chunk, once.
+        self.mcap.add_message(self.channels[connection.id], timestamp, data, timestamp)
         self.pending += 1
 
     def seal(self) -> bool:
