@@ -161,3 +161,14 @@ def test_an_analysis_profile_registers_only_what_it_records(tmp_path):
     assert recorder.records('/thymio1/ground_truth') and not recorder.records('/thymio1/proximity/center')
     with pytest.raises(ValueError, match="unknown recording profile 'some'"):
         BagRecorder(tmp_path / 'other', profile='some')
+
+
+def test_an_analysis_recording_is_byte_deterministic_too(tmp_path):
+    paths = []
+    for name in ('a', 'b'):
+        recorder = BagRecorder(tmp_path / name / 'bag', profile='analysis')
+        Graph(load_scenario('oval', robots=2, seed=3), recorder).run(1.6)
+        recorder.close()
+        paths.append(tmp_path / name / 'bag' / 'bag.mcap')
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    assert b'zstd' in paths[0].read_bytes()
