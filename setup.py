@@ -28,6 +28,7 @@ setup(
         'matplotlib',
         'rosbags>=0.10',
         'mcap',
+        'zstandard',  # mcap's zstd chunk compression (the recorder, bag repair)
         'tqdm',
         'tdmclient',
     ],

@@ -21,14 +21,14 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from mcap_chunks import chunk_offsets
+from mcap_chunks import chunk_offsets, middle_of_chunk
 from scipy.spatial import cKDTree
 
 from thymio_road.nodes import msgs
 from thymio_road.sim import robot_model as rm
 from thymio_road.analysis import BagError, Options, analyze_bag, read_recording
 from thymio_road.analysis import metrics as m
-from thymio_road.runtime.recorder import BagRecorder
+from thymio_road.runtime.recorder import CHUNK_PERIOD_NS, BagRecorder
 from thymio_road.runtime.run import Graph
 from thymio_road.scenario import load_scenario
 
@@ -346,12 +346,14 @@ def test_truncated_mcap_gives_a_partial_report_that_says_so(run, tmp_path):
     # A crash: the file ends in the middle of a chunk (half way through the run), with no
     # summary or footer.
     k = len(chunks) // 2
-    cut = (chunks[k] + chunks[k + 1]) // 2
-    mcap.write_bytes(data[:cut])
+    mcap.write_bytes(data[:middle_of_chunk(data, k)])
     result, files = analyze_bag(bag, tmp_path / 'report')
     problems = ' '.join(result.recording['problems'])
     assert 'record by record' in problems and 'incomplete record' in problems
-    assert 'recovered' in problems  # the uncompressed chunk is read up to the cut
+    # The recording's chunks are zstd-compressed: the cut one is lost as a whole (0.5 s at most).
+    assert 'recovered' not in problems
+    half = CHUNK_PERIOD_NS / 1e9  # chunk k holds the k-th half second, or the (k-1)-th when the
+    assert (k - 1) * half - 0.1 < result.recording['duration_s'] < k * half  # map had one of its own
     assert 2.0 < result.recording['duration_s'] < DURATION - 5.0
     assert 'Problems with this recording' in files['index.html'].read_text()
     for row in result.robots:
@@ -361,6 +363,21 @@ def test_truncated_mcap_gives_a_partial_report_that_says_so(run, tmp_path):
     mcap.write_bytes(data[:chunks[0] + 100])
     with pytest.raises(BagError, match='no complete message'):
         read_recording(bag)
+
+
+def test_an_uncompressed_chunk_cut_short_is_read_up_to_the_cut(tmp_path):
+    recorder = BagRecorder(tmp_path / 'bag', compression='none')
+    try:
+        Graph(load_scenario('oval', robots=2, duration=3.0), recorder).run(3.0)
+    finally:
+        recorder.close()
+    (mcap,) = (tmp_path / 'bag').glob('*.mcap')
+    data = mcap.read_bytes()
+    assert b'zstd' not in data[:chunk_offsets(data)[1]]
+    mcap.write_bytes(data[:middle_of_chunk(data, 3)])  # half way through 1.5..2 s
+    rec = read_recording(tmp_path / 'bag')
+    assert 'messages were recovered from it' in ' '.join(rec.problems)
+    assert 1.6 < rec.end < 1.99
 
 
 def test_bag_folder_without_metadata_is_read_from_its_storage_file(run, tmp_path):

@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mcap_chunks import chunk_offsets
+from mcap_chunks import chunk_offsets, middle_of_chunk
 import yaml
 from mcap.reader import make_reader
 from rosbags.highlevel import AnyReader
@@ -53,8 +53,7 @@ def _cut(recorded: Path, tmp_path: Path, chunk: int) -> tuple[Path, bytes]:
     shutil.copytree(recorded, bag)
     (bag / 'metadata.yaml').unlink()
     data = (bag / 'bag.mcap').read_bytes()
-    starts = chunk_offsets(data)
-    cut = data[:(starts[chunk] + starts[chunk + 1]) // 2]
+    cut = data[:middle_of_chunk(data, chunk)]
     (bag / 'bag.mcap').write_bytes(cut)
     return bag, cut
 
@@ -171,3 +170,22 @@ def test_render_repairs_a_cut_bag_first(recorded, tmp_path, capsys):
     assert main(['render', str(bag), '--out', str(tmp_path / 'frame.png'), '--at', '3']) == 0
     assert 'repairing it first' in capsys.readouterr().err
     assert (bag / 'metadata.yaml').exists() and (tmp_path / 'frame.png').exists()
+
+
+@pytest.mark.parametrize('compression', ['none', 'zstd'])
+def test_a_repaired_bag_keeps_its_compression(tmp_path, compression):
+    from mcap.records import Chunk
+    from mcap.stream_reader import StreamReader
+    bag = tmp_path / 'bag'
+    recorder = BagRecorder(bag, compression=compression)
+    try:
+        Graph(load_scenario('oval', robots=2, duration=2.0), recorder).run(2.0)
+    finally:
+        recorder.close()
+    (bag / 'metadata.yaml').unlink()
+    data = (bag / 'bag.mcap').read_bytes()
+    (bag / 'bag.mcap').write_bytes(data[:middle_of_chunk(data, 3)])
+    assert repair(bag).messages > 0
+    with (bag / 'bag.mcap').open('rb') as f:
+        chunks = [r for r in StreamReader(f, emit_chunks=True).records if isinstance(r, Chunk)]
+    assert chunks and {c.compression for c in chunks} == {'' if compression == 'none' else 'zstd'}

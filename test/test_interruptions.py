@@ -140,6 +140,7 @@ def test_sigkill_then_bag_repair_recovers_all_but_the_last_half_second(tmp_path,
     assert not (bag / 'metadata.yaml').exists()
     with pytest.raises(Exception):
         AnyReader([bag]).open()
+    assert b'zstd' in (bag / 'bag.mcap').read_bytes()[:100_000]  # the chunks cut are compressed
     repaired = _cli('bag', 'repair', str(bag))
     assert repaired.returncode == 0, repaired.stderr
     assert 'repaired' in repaired.stdout and (bag / 'bag.mcap.cut').exists()

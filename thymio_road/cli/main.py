@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)',
                          description='Run a scenario\'s ROS 2 nodes in one process on simulated time, '
                                      'faster than real time, without ROS. Writes <out>/bag/ (rosbag2, '
-                                     'MCAP, every topic), <out>/summary.json and <out>/trajectories.png. '
+                                     'MCAP, every topic unless --record says otherwise), <out>/summary.json and <out>/trajectories.png. '
                                      'Ctrl-C or SIGTERM stops the run, closes the bag and exits with 130. '
                                      'The same scenario and seed give the same recording.')
     run.add_argument('--scenario', default=DEFAULT_SCENARIO,
@@ -57,7 +57,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument('--duration', type=DURATION, help='simulated seconds (default: the scenario\'s)')
     run.add_argument('--seed', type=SEED, help='random seed (default: the scenario\'s)')
     run.add_argument('--out', type=Path, help='output folder (default: runs/<scenario>-<time>)')
-    run.add_argument('--no-record', action='store_true', help='do not write a rosbag')
+    run.add_argument('--record', choices=('full', 'analysis', 'none'), default='full',
+                     help='what the bag records: every topic (full, the default), only what `analyze` '
+                          'and `render` read (analysis: ground truth, controller events and state, IR '
+                          'tx/rx, light phases, /clock and the map; several times smaller and faster), '
+                          'or no bag (none)')
+    run.add_argument('--no-record', dest='record', action='store_const', const='none',
+                     help='do not write a rosbag (the same as --record none)')
+    run.add_argument('--compression', choices=('zstd', 'none'), default='zstd',
+                     help='compression of the MCAP chunks (default: zstd; every reader of rosbag2 MCAP '
+                          'reads both)')
     run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
     run.add_argument('--quiet', action='store_true', help='no progress (a bar on a terminal, else a line every 10 %% of the run)')
     run.add_argument('--stall-time', type=arg_float(0, 1e7, low_open=True), default=60.0, metavar='SECONDS',
@@ -140,7 +149,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.out:
         check_out_dir(out, 'output folder')
     from thymio_road.runtime.run import run_scenario  # the runtime's imports take a second
-    result = run_scenario(scenario, out, record=not args.no_record, progress=not args.quiet,
+    result = run_scenario(scenario, out, record=args.record, compression=args.compression,
+                          progress=not args.quiet,
                           picture=not args.no_picture, stall_time=args.stall_time)
     s = result.summary
     print(f'{"interrupted after" if result.interrupted else "simulated"} {s["simulated_s"]:.1f} s '

@@ -5,7 +5,8 @@ summary and footer, and a rosbag2 folder without ``metadata.yaml``; neither rosb
 nor the ``mcap`` library's indexed reader opens it. The records before the cut are intact, so
 they are read front to back with ``mcap``'s stream reader (which does not need the summary), and
 every complete chunk's messages are written again through the recorder's own writer
-(:func:`~thymio_road.runtime.recorder.open_writer`), which also writes ``metadata.yaml`` (version 8).
+(:func:`~thymio_road.runtime.recorder.open_writer`), which also writes ``metadata.yaml`` (version 8),
+with the chunks compressed as the file's first one was (zstd or none).
 The new file takes the old one's place; the old one is kept beside it as ``<name>.mcap.cut``.
 
 A file another process still holds open for writing (the recorder locks it) is left alone.
@@ -151,7 +152,7 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
     profiles: dict[str, Any] = {}  # QoS profiles by their YAML text (parsing YAML is slow)
     connections: dict[int, Any] = {}
     clock_id = None
-    writer = open_writer(target)
+    writer = open_writer(target, _compression(storage))
     try:
         with storage.open('rb') as f:
             reader = StreamReader(f, record_size_limit=storage.stat().st_size)
@@ -200,6 +201,25 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
         raise RepairError(f'{path}: nothing to recover: {storage.name} holds no complete message '
                           f'(cut at byte {result.bytes_total}); remove it')
     return result
+
+
+def _compression(storage: Path) -> str:
+    """The compression of the file's first chunk ('zstd' or 'none'), which the repaired file
+    keeps; zstd when there is none to see, as the recorder writes by default."""
+    import struct
+    with storage.open('rb') as f:
+        data = f.read(1 << 16)
+    pos = len(_MAGIC)
+    while pos + 9 <= len(data):
+        op, length = struct.unpack_from('<BQ', data, pos)
+        if op == 0x06:  # chunk: start, end, uncompressed size, crc, then the compression's name
+            at = pos + 9 + 28
+            if at + 4 > len(data):
+                break
+            (n,) = struct.unpack_from('<I', data, at)
+            return 'none' if n == 0 else 'zstd'
+        pos += 9 + length
+    return 'zstd'
 
 
 def _connection(writer: Any, channel: Any, schemas: dict[int, Any], hashes: dict[str, str],

@@ -79,7 +79,7 @@ class Executor:
         topic = self.topic(name, msg_type, qos)
         topic.qos = qos
         topic.publishers += 1
-        if self.recorder is not None and not topic.recorded:
+        if self.recorder is not None and not topic.recorded and self.recorder.records(name):
             self.recorder.add_topic(name, msg_type, qos)
             topic.recorded = True
         return topic

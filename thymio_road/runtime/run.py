@@ -26,7 +26,7 @@ from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.interrupt import StopRequest
 from thymio_road.runtime.node import EmbeddedNode
 from thymio_road.runtime.progress import progress_reporter
-from thymio_road.runtime.recorder import BagRecorder
+from thymio_road.runtime.recorder import COMPRESSIONS, PROFILES, BagRecorder
 from thymio_road.runtime.stall_probe import STALL_TIME, StallProbe
 from thymio_road.scenario import Scenario, laps, node_specs
 
@@ -129,26 +129,36 @@ def _message_count(metadata: Path) -> int | None:
         return None
 
 
-def run_scenario(scenario: Scenario, out: Path, *, record: bool = True, progress: bool = True,
-                 picture: bool = True, stall_time: float = STALL_TIME) -> RunResult:
+def run_scenario(scenario: Scenario, out: Path, *, record: bool | str = True, progress: bool = True,
+                 picture: bool = True, stall_time: float = STALL_TIME,
+                 compression: str = COMPRESSIONS[0]) -> RunResult:
+    """`record`: a recording profile (recorder.PROFILES: 'full', 'analysis', 'none'); True is
+    'full' and False 'none'. `compression`: the MCAP chunks' ('zstd' or 'none')."""
+    profile = ('full' if record else 'none') if isinstance(record, bool) else record
+    if profile not in PROFILES:
+        raise ValueError(f'unknown recording profile {record!r}; known: {", ".join(PROFILES)}')
+    if compression not in COMPRESSIONS:
+        raise ValueError(f'unknown chunk compression {compression!r}; known: {", ".join(COMPRESSIONS)}')
     refuse_earlier_run(out)
     created = not out.exists()
     stop = StopRequest()
     with stop.installed():
         try:
-            return _run(scenario, out, record, progress, picture, stop, stall_time)
+            return _run(scenario, out, profile, progress, picture, stop, stall_time, compression)
         except BaseException:
             if created and out.is_dir() and not any(out.iterdir()):
                 out.rmdir()  # a run that failed before writing anything leaves nothing behind
             raise
 
 
-def _run(scenario: Scenario, out: Path, record: bool, progress: bool, picture: bool,
-         stop: StopRequest, stall_time: float = STALL_TIME) -> RunResult:
+def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: bool,
+         stop: StopRequest, stall_time: float = STALL_TIME, compression: str = COMPRESSIONS[0]) -> RunResult:
     out.mkdir(parents=True, exist_ok=True)
     # The nodes fill the classes of the distro the bag is recorded for.
     msgs.use_distro(scenario.ros_distro)
-    recorder = BagRecorder(out / 'bag', scenario.ros_distro) if record else None
+    record = profile != 'none'
+    recorder = BagRecorder(out / 'bag', scenario.ros_distro, profile=profile,
+                           compression=compression) if record else None
     interrupted = False
     wall = 0.0
     graph = None
@@ -225,7 +235,8 @@ def _summary(scenario: Scenario, graph: Graph, wall: float, interrupted: bool,
         'wall_time_s': round(wall, 3),  # the simulation loop, without map rendering
         'real_time_factor': round(simulated / wall, 1) if wall > 0 else None,
         'robots': robots,
-        'bag': {'path': 'bag', 'messages': dict(sorted(recorder.counts.items()))}
+        'bag': {'path': 'bag', 'profile': recorder.profile, 'compression': recorder.compression,
+                'bytes': recorder.bytes, 'messages': dict(sorted(recorder.counts.items()))}
         if recorder and not recorder.removed else None,
     }
 
