@@ -1,5 +1,6 @@
-"""`thymio-road traffic` (does traffic keep flowing, over seeds) and `thymio-road priority`
-(how much traffic delays a priority vehicle)."""
+"""The traffic experiments of issue #13: `thymio-road traffic` (does traffic keep flowing, over
+seeds), `thymio-road priority` (how much traffic delays a priority vehicle) and `thymio-road
+recovery` (does a lost robot find its lane again, the right way)."""
 from __future__ import annotations
 
 import argparse
@@ -55,6 +56,20 @@ def register(sub: Any) -> None:
     priority.add_argument('--json', action='store_true', help='print the rows as JSON')
     priority.set_defaults(func=cmd_priority)
 
+    recovery = sub.add_parser('recovery', help='put a robot down lost beside a lane, from each side, and count '
+                                               'how often it rejoins it in the driving direction',
+                              description="Trials per side (white, black, across from either side) with the "
+                                          "report's recovery and with recovery 'both' (docs/navigation.md).")
+    recovery.add_argument('--map', default='oval', help='map file or shipped map name (default: oval)')
+    recovery.add_argument('--trials', type=arg_int(1, 100000), default=20, help='trials per side (default: 20)')
+    recovery.add_argument('--seed', type=arg_int(0, MAX_SEED), default=1, help='first seed (default: 1)')
+    recovery.add_argument('--recovery', choices=('report', 'both', 'compare'), default='compare',
+                          help="the controller's recovery, or both one after the other (default: compare)")
+    recovery.add_argument('--duration', type=arg_float(1, 3600), default=40.0,
+                          help='simulated seconds per trial (default: 40)')
+    recovery.add_argument('--json', action='store_true', help='print the rows as JSON')
+    recovery.set_defaults(func=cmd_recovery)
+
 
 def cmd_traffic(args: argparse.Namespace) -> int:
     from thymio_road.experiments.traffic_table import markdown, run_table
@@ -82,4 +97,25 @@ def cmd_priority(args: argparse.Namespace) -> int:
     print('| seed | robots | alone (s) | in traffic (s) | ratio |\n|---|---|---|---|---|')
     for r in rows:
         print(f"| {r['seed']} | {r['robots']} | {r['alone_s']} | {r['traffic_s']} | {r['ratio']} |")
+    return 0
+
+
+def cmd_recovery(args: argparse.Namespace) -> int:
+    from thymio_road.experiments.recovery import experiment, table
+    from thymio_road.map.loader import load_map
+    from thymio_road.scenario import find_config
+    road_map = load_map(find_config('maps', args.map))
+    settings = ('report', 'both') if args.recovery == 'compare' else (args.recovery,)
+    rows = []
+    for setting in settings:
+        rows += [{'recovery': setting, **row}
+                 for row in table(experiment(road_map, args.trials, args.seed, setting, duration=args.duration))]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print('| recovery | side | trials | rejoined | turned back | wrong way | lost | success | median time (s) |')
+    print('|---|---|---|---|---|---|---|---|---|')
+    for r in rows:
+        print(f"| {r['recovery']} | {r['side']} | {r['trials']} | {r['rejoined']} | {r['turned back']} | "
+              f"{r['wrong way']} | {r['lost']} | {100 * r['success_rate']:.0f} % | {r['median_time_s']} |")
     return 0

@@ -126,9 +126,9 @@ class ControllerParams:
     #: Seed of the random decisions at intersections ("call math.rand", Appendix A).
     seed: int = 0
     #: 'report': the road lost, the robot spins with the sign of the reading, so that from the
-    #: black side it finds the road backwards (§4). 'both': it remembers on which side it left
-    #: the road and turns back that way, and it recognises a wrong-way drive (following the
-    #: lane's sharp outer edge backwards makes the follow reading swing: more than
+    #: black side it finds the road backwards (§4). 'both': it also recognises the wrong-way
+    #: drive this leads to (following the lane's sharp outer edge backwards makes the follow
+    #: reading swing: at least
     #: `wrong_way_swings` of the last `wrong_way_window` events beyond ±220 of the reference,
     #: against about 1 % on the gradient) and turns round on the spot (`uturn_count` events:
     #: 180° at the lowest speed, π·9.4 cm / 2 / 4.8 cm/s ≈ 3.1 s).
@@ -287,9 +287,8 @@ class RoadController:
         self._trail: deque[tuple[int, int]] = deque(maxlen=self.params.make_way_count)
         self._retrace: list[tuple[int, int]] = []
         self._suppress = 0
-        # Recovery from both sides (recovery 'both'): the side it was on, the follow reading's
-        # swings in ROAD, the U-turn under way.
-        self._dark_side = False
+        # Recovery from both sides (recovery 'both'): the follow reading's swings in ROAD, the
+        # U-turn under way.
         self._swings: deque[bool] = deque(maxlen=self.params.wrong_way_window)
         self._uturn = 0
 
@@ -812,19 +811,14 @@ class RoadController:
         if abs(diff) > p.lost_threshold:
             # Road lost: spin on the spot. It finds the road again only from the white side (§4).
             left, right = adiv(diff, p.spin_divisor), adiv(-diff, p.spin_divisor)
-            if p.recovery == 'both' and diff > 0 and self._dark_side:
-                # White after black: it left over the lane's black edge, the road is on its left.
-                left, right = right, left
         return _clip(left), _clip(right)
 
     def _recover(self, diff: int) -> tuple[int, int] | None:
-        """Recovery 'both': the side of the road it is on, the wrong-way test in ROAD and the
-        U-turn; the wheels while it turns round, else None."""
+        """Recovery 'both': the wrong-way test in ROAD and the U-turn; the wheels while it turns
+        round, else None. (Remembering the side the road was lost on and spinning that way was
+        tried: it found the road sooner from the black side but left robots pointed across the
+        road oscillating between the two spins; 90 % instead of 100 % from the white side.)"""
         p = self.params
-        if diff < -150:
-            self._dark_side = True
-        elif diff > 150:
-            self._dark_side = False
         if self._uturn:
             self._uturn -= 1
             # The lane's gradient lies on its right: turning right puts the follow sensor on it.
@@ -838,7 +832,6 @@ class RoadController:
         if len(self._swings) == self._swings.maxlen and sum(self._swings) >= p.wrong_way_swings:
             self._swings.clear()
             self._uturn = p.uturn_count
-            self._dark_side = False
             self.events.append(Event('wrong_way', {'swings': p.wrong_way_swings}))
             return self._recover(diff)
         return None
