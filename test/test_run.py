@@ -1,4 +1,5 @@
-"""run_scenario's output folder: an earlier run is never overwritten, a failed start leaves nothing."""
+"""run_scenario's output folder (an earlier run is never overwritten, a failed start leaves nothing) and the
+embedded fast path (direct calls between the world and the controllers where nothing else listens)."""
 from __future__ import annotations
 
 import json
@@ -6,6 +7,7 @@ import json
 import pytest
 
 from thymio_road.cli.main import main
+from thymio_road.nodes import msgs
 from thymio_road.runtime import run as run_module
 from thymio_road.runtime.run import OutputExists, run_scenario
 from thymio_road.scenario import load_scenario
@@ -74,3 +76,57 @@ def test_an_empty_bag_of_an_earlier_version_is_named_as_such(tmp_path):
     writer.close()
     with pytest.raises(OutputExists, match='its bag holds no messages: remove it'):
         run_scenario(_scenario(), tmp_path, progress=False, picture=False)
+
+
+# --- the fast path (issue #15): direct calls where nothing else listens ----------------------------
+
+def _graph(robots, recorder=None):
+    from thymio_road.runtime.run import Graph
+    scenario = load_scenario('final', robots=robots, seed=3, duration=20.0)
+    msgs.use_distro(scenario.ros_distro)
+    return Graph(scenario, recorder)
+
+
+def _state(graph):
+    world = graph.world_node.world
+    return (world.poses.tolist(), world.distance.tolist(), world.contacts.tolist(),
+            [graph.controller(s.name).core.state.name for s in world.specs])
+
+
+def test_fast_path_runs_exactly_the_messages_run():
+    fast = _graph(6)
+    slow = _graph(6)
+    heard = []
+    # An extra reader of every robot's sensor topics and cmd_vel turns the direct calls off.
+    for name in (s.name for s in slow.world_node.world.specs):
+        for topic, kind in (('prox/horizontal', msgs.Int16MultiArray), ('prox/ground/delta', msgs.Int16MultiArray),
+                            ('cmd_vel', msgs.Twist)):
+            slow.executor.subscribe(f'/{name}/{topic}', kind, heard.append, msgs.SENSOR)
+    assert all(f is not None for f in fast.world_node.direct)
+    assert all(fast.controller(s.name).command_sink is not None for s in fast.world_node.world.specs)
+    assert not any(slow.world_node.direct)
+    assert not any(slow.controller(s.name).command_sink for s in slow.world_node.world.specs)
+    fast.run(20.0)
+    slow.run(20.0)
+    assert len(heard) == 3 * 6 * 200  # 10 Hz, three topics, six robots
+    assert _state(fast) == _state(slow)
+    assert sum(fast.world_node.world.distance) > 6 * 20 * 0.05  # they drove
+
+
+def test_a_reader_that_arrives_mid_run_gets_the_messages():
+    graph = _graph(2)
+    graph.run(1.0)
+    heard = []
+    graph.executor.subscribe('/thymio2/prox/ground/delta', msgs.Int16MultiArray, heard.append, msgs.SENSOR)
+    assert graph.world_node.direct[0] is not None and graph.world_node.direct[1] is None
+    graph.run(2.0)
+    assert len(heard) == 10
+
+
+def test_a_recorded_run_takes_the_messages_path(tmp_path):
+    from thymio_road.runtime.recorder import BagRecorder
+    recorder = BagRecorder(tmp_path / 'bag')
+    graph = _graph(2, recorder)
+    assert not any(graph.world_node.direct)
+    assert not any(graph.controller(s.name).command_sink for s in graph.world_node.world.specs)
+    recorder.close()

@@ -78,6 +78,11 @@ class WorldNode:
         self.event_pub = node.create_publisher(msgs.String, '/world/events', msgs.qos(100))
         self.on_barcode = [-1] * len(self.world.specs)
         self.pubs = [self._robot_publishers(name) for name in self.names]
+        #: The embedded runtime's fast path (runtime/run.py): per robot, a function called with the
+        #: event's (ground, horizontal) values instead of publishing prox/ground/delta and
+        #: prox/horizontal, set while its controller is those topics' only reader.
+        self.direct: list[Any] = [None] * len(self.names)
+        self._due = [self.world.due(k).tolist() for k in range(self.world.slots)]
         for i, name in enumerate(self.names):
             node.create_subscription(msgs.Twist, f'/{name}/cmd_vel', partial(self._on_cmd_vel, i),
                                      msgs.DEFAULT)
@@ -129,6 +134,10 @@ class WorldNode:
         left, right = rm.twist_to_units(msg.linear.x, msg.angular.z)
         self.world.command(i, left, right, at=self.now)
 
+    def command(self, i: int, left: int, right: int) -> None:
+        """Robot i's wheel targets as the controller computed them (the fast path's cmd_vel)."""
+        self.world.command(i, left, right, at=self.now)
+
     def _on_led(self, name: str, msg: Any) -> None:
         self.led[name] = (msg.r, msg.g, msg.b)
 
@@ -140,8 +149,8 @@ class WorldNode:
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
         self.world.settle_contacts(t)
-        for i in self.world.due(self.tick):
-            self._prox_event(int(i), t)
+        for i in self._due[self.tick % self.world.slots]:
+            self._prox_event(i, t)
         if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():
             self.marker_pub.publish(self._markers(t))
 
@@ -152,9 +161,13 @@ class WorldNode:
         ground = world.read_ground(i)
         world.record_road_truth(i)
         self._barcode_truth(i, t)
-        pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
-                                                        data=msgs.int16_array(horizontal)))
-        pubs['ground'].publish(msgs.Int16MultiArray(layout=self._layout, data=msgs.int16_array(ground)))
+        direct = self.direct[i]
+        if direct is not None:
+            direct(msgs.int16_array(ground), msgs.int16_array(horizontal))
+        else:
+            pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
+                                                            data=msgs.int16_array(horizontal)))
+            pubs['ground'].publish(msgs.Int16MultiArray(layout=self._layout, data=msgs.int16_array(ground)))
         name = self.names[i]
         stamp = msgs.stamp(t)
         for k, sensor in enumerate(rm.PROX_NAMES):
