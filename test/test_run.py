@@ -80,35 +80,42 @@ def test_an_empty_bag_of_an_earlier_version_is_named_as_such(tmp_path):
 
 # --- the fast path (issue #15): direct calls where nothing else listens ----------------------------
 
-def _graph(robots, recorder=None):
+def _graph(robots, recorder=None, name='final'):
     from thymio_road.runtime.run import Graph
-    scenario = load_scenario('final', robots=robots, seed=3, duration=20.0)
+    scenario = load_scenario(name, robots=robots, seed=3, duration=20.0)
     msgs.use_distro(scenario.ros_distro)
     return Graph(scenario, recorder)
 
 
 def _state(graph):
     world = graph.world_node.world
+    medium = graph.nodes.get('/ir_medium')
     return (world.poses.tolist(), world.distance.tolist(), world.contacts.tolist(),
-            [graph.controller(s.name).core.state.name for s in world.specs])
+            [graph.controller(s.name).core.state.name for s in world.specs if not s.static],
+            None if medium is None else (medium.sent, medium.received, medium.poses.tolist()))
 
 
-def test_fast_path_runs_exactly_the_messages_run():
-    fast = _graph(6)
-    slow = _graph(6)
+@pytest.mark.parametrize('name', ['final', 'final_traffic'])
+def test_fast_path_runs_exactly_the_messages_run(name):
+    fast = _graph(6, name=name)
+    slow = _graph(6, name=name)
     heard = []
-    # An extra reader of every robot's sensor topics and cmd_vel turns the direct calls off.
-    for name in (s.name for s in slow.world_node.world.specs):
+    robots = [s.name for s in slow.world_node.world.specs if not s.static]
+    # An extra reader of every robot's sensor topics, cmd_vel and ground truth turns the direct calls off.
+    for robot in robots:
         for topic, kind in (('prox/horizontal', msgs.Int16MultiArray), ('prox/ground/delta', msgs.Int16MultiArray),
-                            ('cmd_vel', msgs.Twist)):
-            slow.executor.subscribe(f'/{name}/{topic}', kind, heard.append, msgs.SENSOR)
-    assert all(f is not None for f in fast.world_node.direct)
-    assert all(fast.controller(s.name).command_sink is not None for s in fast.world_node.world.specs)
-    assert not any(slow.world_node.direct)
-    assert not any(slow.controller(s.name).command_sink for s in slow.world_node.world.specs)
+                            ('cmd_vel', msgs.Twist), ('ground_truth', msgs.Odometry)):
+            slow.executor.subscribe(f'/{robot}/{topic}', kind, heard.append, msgs.SENSOR)
+    world = fast.world_node
+    assert all(world.direct[world.names.index(r)] is not None for r in robots)
+    assert all(fast.controller(r).command_sink is not None for r in robots)
+    # The IR medium reads the robots' ground truth in final_traffic: values instead of Odometry.
+    assert any(world.truth_direct) == (name == 'final_traffic')
+    assert not any(slow.world_node.direct) and not any(slow.world_node.truth_direct)
+    assert not any(slow.controller(r).command_sink for r in robots)
     fast.run(20.0)
     slow.run(20.0)
-    assert len(heard) == 3 * 6 * 200  # 10 Hz, three topics, six robots
+    assert len(heard) == 4 * 6 * 200  # 10 Hz, four topics, six robots
     assert _state(fast) == _state(slow)
     assert sum(fast.world_node.world.distance) > 6 * 20 * 0.05  # they drove
 

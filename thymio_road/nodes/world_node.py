@@ -82,6 +82,9 @@ class WorldNode:
         #: event's (ground, horizontal) values instead of publishing prox/ground/delta and
         #: prox/horizontal, set while its controller is those topics' only reader.
         self.direct: list[Any] = [None] * len(self.names)
+        #: ... and per robot, called with the ground_truth message's (x, y, qx, qy, qz, qw) instead of
+        #: publishing it, while the IR medium is its only reader.
+        self.truth_direct: list[Any] = [None] * len(self.names)
         self._due = [self.world.due(k).tolist() for k in range(self.world.slots)]
         for i, name in enumerate(self.names):
             node.create_subscription(msgs.Twist, f'/{name}/cmd_vel', partial(self._on_cmd_vel, i),
@@ -197,7 +200,11 @@ class WorldNode:
         v, w = (vl + vr) / 2, (vr - vl) / rm.AXLE_LENGTH
         if pubs['odom'].get_subscription_count():
             pubs['odom'].publish(_odometry(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i], v, w))
-        if pubs['truth'].get_subscription_count():
+        truth = self.truth_direct[i]
+        if truth is not None:
+            th = float(world.poses[i, 2])
+            truth(float(world.poses[i, 0]), float(world.poses[i, 1]), 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
+        elif pubs['truth'].get_subscription_count():
             pubs['truth'].publish(_odometry(stamp, 'map', f'{name}/base_link', world.poses[i], v, w))
         if self.tf_pub is not None and self.tf_pub.get_subscription_count():
             x, y, th = world.poses[i]

@@ -61,13 +61,14 @@ class Graph:
         A robot's sensor event goes to its controller as values, not as prox/horizontal and
         prox/ground/delta messages, while the controller is those topics' only reader and they are
         not recorded; its wheel targets go back as two integers while the world is cmd_vel's only
-        reader. The calls take the messages' places in the delivery queue (Executor.deferred), so
+        reader; its ground truth goes to the IR medium as values while that is its only reader. The calls take the messages' places in the delivery queue (Executor.deferred), so
         the run is the same; a new reader (or a recorder) gets the messages again.
         """
         world = self.nodes.get('/world')
         if world is None:
             return
         topics = self.executor.topics
+        mediums = [node for node in self.nodes.values() if isinstance(node, IrMediumNode)]
         for i, name in enumerate(world.names):
             if robots is not None and name not in robots:
                 continue
@@ -78,6 +79,13 @@ class Graph:
             if (_only_reader(topics.get(f'/{name}/prox/horizontal'), controller._on_horizontal)
                     and _only_reader(topics.get(f'/{name}/prox/ground/delta'), controller._on_ground)):
                 world.direct[i] = self.executor.deferred(controller.on_sensors)
+            world.truth_direct[i] = None
+            truth = topics.get(f'/{name}/ground_truth')
+            for medium in mediums:
+                j = medium.names.index(name) if name in medium.names else -1
+                if j >= 0 and truth is not None and not truth.recorded and len(truth.subscriptions) == 1 \
+                        and _is_partial(truth.subscriptions[0].callback, medium._on_truth, j):
+                    world.truth_direct[i] = self.executor.deferred(partial(medium.on_pose, j))
             cmd = topics.get(f'/{name}/cmd_vel')
             controller.command_sink = None
             if cmd is not None and not cmd.recorded and len(cmd.subscriptions) == 1 \
@@ -113,7 +121,7 @@ class Graph:
         self.executor.run_until(end_ns, callback)
 
 
-_FAST_TOPICS = ('prox/horizontal', 'prox/ground/delta', 'cmd_vel')
+_FAST_TOPICS = ('prox/horizontal', 'prox/ground/delta', 'cmd_vel', 'ground_truth')
 
 
 def _only_reader(topic: Any, callback: Callable) -> bool:
