@@ -9,7 +9,7 @@ import pytest
 
 from thymio_road.map.loader import parse_map
 from thymio_road.sim import kernels
-from thymio_road.sim.world import RobotSpec, World, WorldParams
+from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
 from world_reference import ReferenceWorld
 
 EXACT = WorldParams(motor_noise=0.0, motor_gain_spread=0.0, wheel_imbalance_spread=0.0, ground_noise=0.0,
@@ -20,15 +20,16 @@ def _map(walls):
     return parse_map({'size': [1.0, 1.0], 'walls': walls,
                       'roads': [{'id': 'r', 'start': [0.3, 0.3, 0], 'closed': True, 'pieces': [
                           {'straight': 0.4}, {'arc': {'radius': 0.2, 'angle_deg': 180}},
-                          {'straight': 0.4}, {'arc': {'radius': 0.2, 'angle_deg': 180}}]}]},
+                          {'straight': 0.4}, {'arc': {'radius': 0.2, 'angle_deg': 180}}]}],
+                      'barcodes': [{'id': 'b', 'road': 'r', 'at': 0.1, 'code': 5}]},
                      'inline')
 
 
 def _crowd(seed, count=12):
     """Robots packed in a 1 m box (a static one among them), so that they see and push each other."""
     rng = np.random.default_rng(seed)
-    specs = []
-    for k in range(count):
+    specs = [RobotSpec('t0', *start_pose_on_road(_map(False), 'r', 0.0))]  # drives over the barcode
+    for k in range(1, count):
         x, y = 0.15 + 0.7 * rng.random(), 0.15 + 0.7 * rng.random()
         specs.append(RobotSpec(f't{k}', x, y, rng.uniform(-np.pi, np.pi), static=(k == 3)))
     return specs
@@ -47,9 +48,12 @@ def _drive(world, seconds, seed):
             world.sync(i, t)
             prox = world.read_prox(i)
             ground = world.read_ground(i)
-            world.record_road_truth(i)
-            log.append((i, prox.tolist(), ground, world.poses.copy()))
-            world.command(i, int(rng.integers(-300, 500)), int(rng.integers(-300, 500)), at=t)
+            barcode = world.record_road_truth(i)
+            if isinstance(world, World):
+                assert barcode == world.barcode_under(i)
+            log.append((i, prox.tolist(), ground, world.barcode_under(i), world.poses.copy()))
+            left, right = int(rng.integers(-300, 500)), int(rng.integers(-300, 500))
+            world.command(i, *((200, 200) if i == 0 else (left, right)), at=t)
     return log
 
 
@@ -62,13 +66,15 @@ def test_compiled_world_matches_the_numpy_world_bit_for_bit(walls, params):
     log_new, log_old = _drive(new, 6.0, 2), _drive(old, 6.0, 2)
     assert len(log_new) == len(log_old) > 500
     seen = 0
-    for (i, prox, ground, poses), (j, prox_old, ground_old, poses_old) in zip(log_new, log_old):
-        assert (i, prox, ground) == (j, prox_old, ground_old)
+    for (i, prox, ground, bar, poses), (j, prox_old, ground_old, bar_old, poses_old) in zip(log_new, log_old):
+        assert (i, prox, ground, bar) == (j, prox_old, ground_old, bar_old)
         assert np.array_equal(poses, poses_old)
         seen += any(prox)
     assert seen > 100  # robots did see each other: the rays were exercised
     assert new.contacts.sum() > 0  # ...and pushed each other: so were the contacts
-    for name in ('odom', 'clock', 'distance', 'time_on_road', 'road_losses', 'contacts'):
+    assert any(bar >= 0 for _, _, _, bar, _ in log_new)  # and some crossed the barcode
+    for name in ('odom', 'clock', 'distance', 'time_sensed', 'time_on_road', 'road_losses', 'contacts',
+                 'targets', 'target', 'wheel'):
         assert np.array_equal(getattr(new, name), getattr(old, name)), name
 
 

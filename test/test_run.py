@@ -111,8 +111,13 @@ def test_fast_path_runs_exactly_the_messages_run(name):
     assert all(fast.controller(r).command_sink is not None for r in robots)
     # The IR medium reads the robots' ground truth in final_traffic: values instead of Odometry.
     assert any(world.truth_direct) == (name == 'final_traffic')
-    assert not any(slow.world_node.direct) and not any(slow.world_node.truth_direct)
+    assert not any(slow.world_node.direct[slow.world_node.names.index(r)] for r in robots)
+    assert not any(slow.world_node.truth_direct[slow.world_node.names.index(r)] for r in robots)
     assert not any(slow.controller(r).command_sink for r in robots)
+    # Nothing reads the fast graph's Range, odom or TF: they are not built; the extra ground_truth
+    # reader makes the slow graph build them (and its Odometry).
+    assert all(world.quiet[world.names.index(r)] for r in robots)
+    assert not any(slow.world_node.quiet[slow.world_node.names.index(r)] for r in robots)
     fast.run(20.0)
     slow.run(20.0)
     assert len(heard) == 4 * 6 * 200  # 10 Hz, four topics, six robots
@@ -126,8 +131,14 @@ def test_a_reader_that_arrives_mid_run_gets_the_messages():
     heard = []
     graph.executor.subscribe('/thymio2/prox/ground/delta', msgs.Int16MultiArray, heard.append, msgs.SENSOR)
     assert graph.world_node.direct[0] is not None and graph.world_node.direct[1] is None
+    ranges = []
+    graph.executor.subscribe('/tf', msgs.TFMessage, ranges.append, msgs.SENSOR)
+    graph.executor.subscribe('/thymio1/proximity/center', msgs.Range, ranges.append, msgs.SENSOR)
+    assert not any(graph.world_node.quiet)
     graph.run(2.0)
     assert len(heard) == 10
+    assert sum(hasattr(m, 'radiation_type') for m in ranges) == 10
+    assert sum(hasattr(m, 'transforms') for m in ranges) == 20  # both robots' TF
 
 
 def test_a_recorded_run_takes_the_messages_path(tmp_path):

@@ -85,6 +85,9 @@ class WorldNode:
         #: ... and per robot, called with the ground_truth message's (x, y, qx, qy, qz, qw) instead of
         #: publishing it, while the IR medium is its only reader.
         self.truth_direct: list[Any] = [None] * len(self.names)
+        #: ... and per robot, True while none of its Range, odom, ground_truth (other than by
+        #: truth_direct) and /tf messages has a reader: they are not even looked at.
+        self.quiet: list[bool] = [False] * len(self.names)
         self._due = [self.world.due(k).tolist() for k in range(self.world.slots)]
         for i, name in enumerate(self.names):
             node.create_subscription(msgs.Twist, f'/{name}/cmd_vel', partial(self._on_cmd_vel, i),
@@ -162,8 +165,7 @@ class WorldNode:
         world.sync(i, t)
         horizontal = world.read_prox(i)
         ground = world.read_ground(i)
-        world.record_road_truth(i)
-        self._barcode_truth(i, t)
+        self._barcode_truth(i, t, world.record_road_truth(i))
         direct = self.direct[i]
         if direct is not None:
             direct(msgs.int16_array(ground), msgs.int16_array(horizontal))
@@ -171,6 +173,13 @@ class WorldNode:
             pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
                                                             data=msgs.int16_array(horizontal)))
             pubs['ground'].publish(msgs.Int16MultiArray(layout=self._layout, data=msgs.int16_array(ground)))
+        if self.quiet[i]:
+            truth = self.truth_direct[i]
+            if truth is not None:
+                th = float(world.poses[i, 2])
+                truth(float(world.poses[i, 0]), float(world.poses[i, 1]), 0.0, 0.0, math.sin(th / 2),
+                      math.cos(th / 2))
+            return
         name = self.names[i]
         stamp = msgs.stamp(t)
         for k, sensor in enumerate(rm.PROX_NAMES):
@@ -182,9 +191,8 @@ class WorldNode:
                 pub.publish(msgs.ground_range(stamp, f'{name}/ground_{side}_link', value, self.ground_threshold))
         self._publish_odometry(i, name, stamp)
 
-    def _barcode_truth(self, i: int, t: float) -> None:
-        """Ground truth for scoring reads: when the reading sensor enters a barcode or mark."""
-        k = self.world.barcode_under(i)
+    def _barcode_truth(self, i: int, t: float, k: int) -> None:
+        """Ground truth for scoring reads: when the reading sensor enters barcode k (or a mark)."""
         if k != self.on_barcode[i]:
             self.on_barcode[i] = k
             if k >= 0:

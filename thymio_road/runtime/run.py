@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from thymio_road.nodes import msgs
+from thymio_road.sim import robot_model as rm
 from thymio_road.nodes.controller_node import ControllerNode
 from thymio_road.nodes.ir_medium_node import IrMediumNode
 from thymio_road.nodes.traffic_light_node import TrafficLightNode
@@ -61,7 +62,8 @@ class Graph:
         A robot's sensor event goes to its controller as values, not as prox/horizontal and
         prox/ground/delta messages, while the controller is those topics' only reader and they are
         not recorded; its wheel targets go back as two integers while the world is cmd_vel's only
-        reader; its ground truth goes to the IR medium as values while that is its only reader. The calls take the messages' places in the delivery queue (Executor.deferred), so
+        reader; its ground truth goes to the IR medium as values while that is its only reader;
+        its Range, odom and TF messages are not even looked at while nothing reads them. The calls take the messages' places in the delivery queue (Executor.deferred), so
         the run is the same; a new reader (or a recorder) gets the messages again.
         """
         world = self.nodes.get('/world')
@@ -72,13 +74,6 @@ class Graph:
         for i, name in enumerate(world.names):
             if robots is not None and name not in robots:
                 continue
-            controller = self.nodes.get(f'/{name}/controller')
-            world.direct[i] = None
-            if controller is None:
-                continue
-            if (_only_reader(topics.get(f'/{name}/prox/horizontal'), controller._on_horizontal)
-                    and _only_reader(topics.get(f'/{name}/prox/ground/delta'), controller._on_ground)):
-                world.direct[i] = self.executor.deferred(controller.on_sensors)
             world.truth_direct[i] = None
             truth = topics.get(f'/{name}/ground_truth')
             for medium in mediums:
@@ -86,6 +81,18 @@ class Graph:
                 if j >= 0 and truth is not None and not truth.recorded and len(truth.subscriptions) == 1 \
                         and _is_partial(truth.subscriptions[0].callback, medium._on_truth, j):
                     world.truth_direct[i] = self.executor.deferred(partial(medium.on_pose, j))
+            quiet = [f'/{name}/proximity/{sensor}' for sensor in rm.PROX_NAMES]
+            quiet += [f'/{name}/ground/{side}' for side in msgs.GROUND_NAMES] + [f'/{name}/odom', '/tf']
+            if world.truth_direct[i] is None:
+                quiet.append(f'/{name}/ground_truth')
+            world.quiet[i] = not any(_read(topics.get(topic)) for topic in quiet)
+            world.direct[i] = None
+            controller = self.nodes.get(f'/{name}/controller')
+            if controller is None:  # a traffic light
+                continue
+            if (_only_reader(topics.get(f'/{name}/prox/horizontal'), controller._on_horizontal)
+                    and _only_reader(topics.get(f'/{name}/prox/ground/delta'), controller._on_ground)):
+                world.direct[i] = self.executor.deferred(controller.on_sensors)
             cmd = topics.get(f'/{name}/cmd_vel')
             controller.command_sink = None
             if cmd is not None and not cmd.recorded and len(cmd.subscriptions) == 1 \
@@ -94,7 +101,9 @@ class Graph:
 
     def _on_graph_change(self, topic: str) -> None:
         parts = topic.split('/')
-        if len(parts) > 2 and '/'.join(parts[2:]) in _FAST_TOPICS:
+        if topic == '/tf':
+            self._fast_path()
+        elif len(parts) > 2 and ('/'.join(parts[2:]) in _FAST_TOPICS or parts[2] in ('proximity', 'ground')):
             self._fast_path([parts[1]])
 
     @property
@@ -121,7 +130,12 @@ class Graph:
         self.executor.run_until(end_ns, callback)
 
 
-_FAST_TOPICS = ('prox/horizontal', 'prox/ground/delta', 'cmd_vel', 'ground_truth')
+_FAST_TOPICS = ('prox/horizontal', 'prox/ground/delta', 'cmd_vel', 'ground_truth', 'odom')
+
+
+def _read(topic: Any) -> bool:
+    """Whether a topic has a reader (a subscription or the recorder)."""
+    return topic is not None and (topic.recorded or bool(topic.subscriptions))
 
 
 def _only_reader(topic: Any, callback: Callable) -> bool:

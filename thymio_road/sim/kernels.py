@@ -229,3 +229,62 @@ def ground_pair(x: float, y: float, th: float, response: np.ndarray, resolution:
         else:
             out1 = v
     return out0, out1
+
+
+@njit(cache=True)
+def wheel_speed(units: int) -> float:
+    """robot_model.wheel_speed_scalar, compiled (the same operations)."""
+    mag = min(abs(units), rm.MOTOR_UNITS_MAX)
+    if mag <= rm.PLATEAU_START_UNITS:
+        speed = rm.SPEED_PER_UNIT * mag
+    else:
+        knee = rm.SPEED_PER_UNIT * rm.PLATEAU_START_UNITS
+        speed = knee + (rm.PLATEAU_SPEED - knee) * (mag - rm.PLATEAU_START_UNITS) / (
+            rm.MOTOR_UNITS_MAX - rm.PLATEAU_START_UNITS)
+    return math.copysign(speed, units) if units else 0.0
+
+
+@njit(cache=True)
+def command(i: int, left: int, right: int, nl: float, nr: float, sigma: float, gain: np.ndarray,
+            targets: np.ndarray, target: np.ndarray, wheel: np.ndarray, instant: bool) -> None:
+    """Robot i's motor targets: the motor law, the robot's gains and this command's noise."""
+    targets[i, 0] = left
+    targets[i, 1] = right
+    target[i, 0] = wheel_speed(left) * gain[i, 0] * (1.0 + sigma * nl)
+    target[i, 1] = wheel_speed(right) * gain[i, 1] * (1.0 + sigma * nr)
+    if instant:
+        wheel[i, 0] = target[i, 0]
+        wheel[i, 1] = target[i, 1]
+
+
+@njit(cache=True)
+def _pixel(x: float, y: float, th: float, gx: float, gy: float, resolution: float, rows: int, cols: int
+           ) -> tuple[int, int]:
+    c, s = math.cos(th), math.sin(th)
+    px = x + c * gx - s * gy
+    py = y + s * gx + c * gy
+    return min(max(int(py / resolution), 0), rows - 1), min(max(int(px / resolution), 0), cols - 1)
+
+
+@njit(cache=True)
+def road_truth(i: int, poses: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
+               barcode_index: np.ndarray, resolution: float, sensors: np.ndarray, period: float,
+               loss_time: float, time_sensed: np.ndarray, time_on_road: np.ndarray,
+               off_road_for: np.ndarray, road_losses: np.ndarray) -> int:
+    """Ground truth at robot i's event: road keeping under the follow sensor (time on road, losses);
+    returns the barcode under the reading sensor (-1: none), which the same pose gives."""
+    rows, cols = road_index.shape
+    x, y, th = poses[i, 0], poses[i, 1], poses[i, 2]
+    r, col = _pixel(x, y, th, sensors[0, 0], sensors[0, 1], resolution, rows, cols)
+    on = road_index[r, col] >= 0 or blind_area[r, col]
+    time_sensed[i] += period
+    off = off_road_for[i]
+    if on:
+        time_on_road[i] += period
+        off_road_for[i] = 0.0
+    else:
+        if off < loss_time and loss_time <= off + period + 1e-9:
+            road_losses[i] += 1
+        off_road_for[i] = off + period
+    r, col = _pixel(x, y, th, sensors[1, 0], sensors[1, 1], resolution, rows, cols)
+    return int(barcode_index[r, col])

@@ -22,6 +22,7 @@ from thymio_road.sim.sensors import GroundSensing, ProxSensing, sheet_walls
 ROAD_LOSS_TIME = 0.3
 #: Longest integration step while a wheel is still approaching its target speed.
 LAG_STEP = 0.02
+_GROUND_SENSORS = np.ascontiguousarray(rm.GROUND_SENSORS, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -134,13 +135,9 @@ class World:
             return
         if at is not None:
             self._move(i, at)
-        self.targets[i] = (left, right)
         nl, nr = self.motor_noise.pair()
-        sigma = self.params.motor_noise
-        self.target[i, 0] = rm.wheel_speed_scalar(left) * self.gain[i, 0] * (1.0 + sigma * nl)
-        self.target[i, 1] = rm.wheel_speed_scalar(right) * self.gain[i, 1] * (1.0 + sigma * nr)
-        if self.params.motor_time_constant == 0:
-            self.wheel[i] = self.target[i]
+        kernels.command(i, left, right, nl, nr, self.params.motor_noise, self.gain, self.targets,
+                        self.target, self.wheel, self.params.motor_time_constant == 0)
 
     # --- time ----------------------------------------------------------------------------------
     def sync(self, i: int, t: float) -> None:
@@ -249,22 +246,15 @@ class World:
         """prox.horizontal: 7 raw values in Aseba order (other robots and walls are seen)."""
         return self.prox.read(i, self.poses, self.prox_noise)
 
-    def record_road_truth(self, i: int, period: float = rm.PROX_EVENT_PERIOD) -> None:
-        """Ground-truth road keeping, sampled at each robot's event: time on road, losses."""
-        x, y, th = self.poses[i]
-        gx, gy = rm.GROUND_SENSORS_TUPLE[0]
-        c, s = math.cos(th), math.sin(th)
-        r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
-        on = self.road_map.road_index[r, col] >= 0 or self.road_map.blind_area[r, col]
-        self.time_sensed[i] += period
-        off = self.off_road_for[i]
-        if on:
-            self.time_on_road[i] += period
-            self.off_road_for[i] = 0.0
-        else:
-            if off < ROAD_LOSS_TIME <= off + period + 1e-9:
-                self.road_losses[i] += 1
-            self.off_road_for[i] = off + period
+    def record_road_truth(self, i: int, period: float = rm.PROX_EVENT_PERIOD) -> int:
+        """Ground-truth road keeping, sampled at each robot's event: time on road, losses.
+
+        Returns :meth:`barcode_under` for the same pose: one compiled call gives both.
+        """
+        m = self.road_map
+        return kernels.road_truth(i, self.poses, m.road_index, m.blind_area, m.barcode_index, m.resolution,
+                                  _GROUND_SENSORS, period, ROAD_LOSS_TIME, self.time_sensed,
+                                  self.time_on_road, self.off_road_for, self.road_losses)
 
     def road_under(self, i: int) -> str | None:
         """Id of the printed road under robot i's follow (left) ground sensor, or None."""
