@@ -165,7 +165,8 @@ class ControllerNode:
             events += self.navigator.on_events(events)
             if any(e.kind == 'intersection' for e in events):
                 self._previous = before  # the node it came from (Appendix A: oldNode)
-            self.core.current_node = self._ids.get(self.navigator.node) if self.navigator.node else None
+            node = self.navigator.node  # a property that builds a set: asked once
+            self.core.current_node = self._ids.get(node) if node else None
             self.core.previous_node = self._ids.get(self._previous) if self._previous else None
         if events:
             stamp = self.node.get_clock().now().nanoseconds / 1e9
