@@ -156,8 +156,11 @@ class IrMediumNode:
         present = np.flatnonzero(self.known)
         local = np.full(len(self.names), -1)
         local[present] = np.arange(len(present))
-        rec = self.channel.step(self.poses[present], local[senders], self.tx[senders],
-                                receivers=self.enabled[present], rng=self.rng, gains=self.gains[present])
+        # Valid by construction (payloads clipped in _on_tx, gains in _on_battery, poses from the
+        # world): the channel's checks are skipped, a fifth of the medium's time.
+        gains = self.gains[present]
+        rec = self.channel.step_valid(self.poses[present], local[senders], self.tx[senders],
+                                      self.enabled[present], self.rng, None if (gains == 1.0).all() else gains)
         self.sent += len(senders)
         keep = np.ones(len(rec), dtype=bool)
         if self.collisions and len(rec):
