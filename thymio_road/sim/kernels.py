@@ -288,3 +288,18 @@ def road_truth(i: int, poses: np.ndarray, road_index: np.ndarray, blind_area: np
         off_road_for[i] = off + period
     r, col = _pixel(x, y, th, sensors[1, 0], sensors[1, 1], resolution, rows, cols)
     return int(barcode_index[r, col])
+
+
+@njit(cache=True)
+def move_group(group: np.ndarray, t: float, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray,
+               target: np.ndarray, odom_scale: np.ndarray, movable: np.ndarray, moved: np.ndarray,
+               steps: np.ndarray) -> int:
+    """:func:`move` for each robot of the group; those that moved go to `moved`, their displacements
+    to `steps` (the caller sums the distances with Python's math.hypot)."""
+    m = 0
+    for k in range(len(group)):
+        j = group[k]
+        if move(j, t, clock, poses, odom, target, odom_scale, movable, steps[m]):
+            moved[m] = j
+            m += 1
+    return m

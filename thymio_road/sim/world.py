@@ -120,6 +120,8 @@ class World:
         #: ... and under which one may see the other with its proximity sensors.
         self.sense_radius = self.touch_radius + rm.PROX_RANGE
         self._group = np.empty(n, dtype=np.int64)
+        self._moved = np.empty(n, dtype=np.int64)
+        self._steps = np.zeros((n, 2))
         self._step = np.zeros(2)
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
         self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
@@ -146,8 +148,7 @@ class World:
         n = kernels.within(i, self.poses, self.sense_radius ** 2, self._group)
         if n > 1:
             group = self._group[:n].copy()
-            for j in group:
-                self._move(int(j), t)
+            self._move_group(group, t)
             self._resolve(group)
         elif self.bounds is not None and self.movable[i]:
             sub = self.poses[i:i + 1]
@@ -166,9 +167,21 @@ class World:
         if n == 0:
             return
         group = self._group[:n].copy()
-        for j in group:
-            self._move(int(j), t)
+        self._move_group(group, t)
         self._resolve(group)
+
+    def _move_group(self, group: np.ndarray, t: float) -> None:
+        """:meth:`_move` for each robot of the group, in one compiled call when wheels are instant."""
+        if self.params.motor_time_constant != 0:
+            for j in group:
+                self._move(int(j), t)
+            return
+        m = kernels.move_group(group, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
+                               self.movable, self._moved, self._steps)
+        if m:
+            distance, steps = self.distance, self._steps
+            for k in range(m):
+                distance[self._moved[k]] += math.hypot(steps[k, 0], steps[k, 1])
 
     def _resolve(self, group: np.ndarray) -> None:
         """Resolve the contacts among a group; skipped when no two hulls can touch (nothing to do)."""
