@@ -41,5 +41,11 @@ class NoiseStream:
         self._next += k
 
     def pair(self) -> tuple[float, float]:
-        a, b = self.take(2)
-        return float(a), float(b)
+        """take(2) as two floats, without the slice (twice per robot event)."""
+        k = self._next
+        if k + 2 > len(self._buffer):
+            self._buffer = self.rng.standard_normal(BLOCK)
+            k = 0
+        self._next = k + 2
+        buffer = self._buffer
+        return float(buffer[k]), float(buffer[k + 1])
