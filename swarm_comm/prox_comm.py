@@ -179,11 +179,26 @@ class Receptions:
 
 def sensor_frames(poses: np.ndarray, sensors: np.ndarray = rm.PROX_SENSORS) -> tuple[np.ndarray, np.ndarray]:
     """World positions (n×7×2) and unit directions (n×7×2) of every robot's sensors/LEDs."""
-    c, s = np.cos(poses[:, 2])[:, None], np.sin(poses[:, 2])[:, None]
-    x = poses[:, 0:1] + c * sensors[None, :, 0] - s * sensors[None, :, 1]
-    y = poses[:, 1:2] + s * sensors[None, :, 0] + c * sensors[None, :, 1]
-    ang = poses[:, 2:3] + sensors[None, :, 2]
-    return np.stack([x, y], axis=-1), np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+    poses = np.ascontiguousarray(poses, dtype=float)
+    sensors = np.ascontiguousarray(sensors, dtype=float)
+    pos = np.empty((len(poses), len(sensors), 2))
+    dirs = np.empty((len(poses), len(sensors), 2))
+    _sensor_frames(poses, sensors, pos, dirs)
+    return pos, dirs
+
+
+@njit(cache=True)
+def _sensor_frames(poses: np.ndarray, sensors: np.ndarray, pos: np.ndarray, dirs: np.ndarray) -> None:
+    """The numpy formulas of sensor frames, compiled: a dozen numpy calls cost 25 µs a step."""
+    for i in range(poses.shape[0]):
+        x, y, th = poses[i, 0], poses[i, 1], poses[i, 2]
+        c, s = math.cos(th), math.sin(th)
+        for k in range(sensors.shape[0]):
+            pos[i, k, 0] = x + c * sensors[k, 0] - s * sensors[k, 1]
+            pos[i, k, 1] = y + s * sensors[k, 0] + c * sensors[k, 1]
+            ang = th + sensors[k, 2]
+            dirs[i, k, 0] = math.cos(ang)
+            dirs[i, k, 1] = math.sin(ang)
 
 
 def _hull_normals(hull: np.ndarray) -> np.ndarray:
@@ -575,7 +590,14 @@ class ProxCommChannel:
         transcendental functions and the noise stream are those of the numpy model.
         """
         poses, tx, pay, rx_mask = _check_inputs(poses, transmitters, payloads, receivers)
-        gain = _check_gains(gains, len(poses))
+        return self.step_valid(poses, tx, pay, rx_mask, rng, _check_gains(gains, len(poses)))
+
+    def step_valid(self, poses: np.ndarray, tx: np.ndarray, pay: np.ndarray, rx_mask: np.ndarray,
+                   rng: np.random.Generator | None = None, gain: np.ndarray | None = None) -> Receptions:
+        """:meth:`step` without its checks, for a caller whose inputs are valid by construction
+        (the IR medium node, 60 steps a simulated second): finite float poses (n×3), distinct
+        int64 transmitter indices, int64 payloads in range, a bool receivers mask (n), and the
+        gains (n) or None when all are 1."""
         if len(tx) == 0 or not rx_mask.any():
             return Receptions.empty()
         xy = np.ascontiguousarray(poses[:, :2])

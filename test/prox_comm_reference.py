@@ -14,8 +14,17 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from swarm_comm.prox_comm import (ENKI_DOC, SENSOR_COUNT, ProxCommParams, Receptions, _check_gains,
-                                  _check_inputs, sensor_frames)
+                                  _check_inputs)
 from thymio_road.sim import robot_model as rm
+
+
+def sensor_frames(poses: np.ndarray, sensors: np.ndarray = rm.PROX_SENSORS) -> tuple[np.ndarray, np.ndarray]:
+    """The former numpy ``prox_comm.sensor_frames`` (now compiled): positions and directions (n×7×2)."""
+    c, s = np.cos(poses[:, 2])[:, None], np.sin(poses[:, 2])[:, None]
+    x = poses[:, 0:1] + c * sensors[None, :, 0] - s * sensors[None, :, 1]
+    y = poses[:, 1:2] + s * sensors[None, :, 0] + c * sensors[None, :, 1]
+    ang = poses[:, 2:3] + sensors[None, :, 2]
+    return np.stack([x, y], axis=-1), np.stack([np.cos(ang), np.sin(ang)], axis=-1)
 
 
 def _hull_normals(hull: np.ndarray) -> np.ndarray:

@@ -316,3 +316,24 @@ def test_noise_is_deterministic_for_a_seed():
     b = channel.step(*args, rng=np.random.default_rng(1)).rows()
     c = channel.step(*args, rng=np.random.default_rng(2)).rows()
     assert a == b and a != c
+
+
+def test_compiled_sensor_frames_are_the_numpy_ones_bit_for_bit():
+    poses = pc.scatter_robots(300, rng=np.random.default_rng(8))
+    poses[:, 2] *= 7.0  # headings beyond ±π too
+    for new, old in zip(pc.sensor_frames(poses), reference.sensor_frames(poses)):
+        assert np.array_equal(new, old)
+
+
+def test_step_valid_is_step_without_the_checks():
+    poses = pc.scatter_robots(60, rng=np.random.default_rng(9))
+    channel = pc.ProxCommChannel()
+    tx = np.arange(0, 60, 3, dtype=np.int64)
+    pay = (tx * 7 % 2047).astype(np.int64)
+    rx = np.ones(60, dtype=bool)
+    gains = np.linspace(0.2, 1.0, 60)
+    a = channel.step(poses, tx, pay, rx, np.random.default_rng(1), gains)
+    b = channel.step_valid(poses, tx, pay, rx, np.random.default_rng(1), gains)
+    assert len(a.rx) > 10 and a.rows() == b.rows()
+    with pytest.raises(ValueError):
+        channel.step(poses, np.array([0, 0]), np.array([1, 2]))  # step still checks

@@ -1,4 +1,5 @@
-"""run_scenario's output folder: an earlier run is never overwritten, a failed start leaves nothing."""
+"""run_scenario's output folder (an earlier run is never overwritten, a failed start leaves nothing) and the
+embedded fast path (direct calls between the world and the controllers where nothing else listens)."""
 from __future__ import annotations
 
 import json
@@ -6,6 +7,7 @@ import json
 import pytest
 
 from thymio_road.cli.main import main
+from thymio_road.nodes import msgs
 from thymio_road.runtime import run as run_module
 from thymio_road.runtime.run import OutputExists, run_scenario
 from thymio_road.scenario import load_scenario
@@ -74,3 +76,75 @@ def test_an_empty_bag_of_an_earlier_version_is_named_as_such(tmp_path):
     writer.close()
     with pytest.raises(OutputExists, match='its bag holds no messages: remove it'):
         run_scenario(_scenario(), tmp_path, progress=False, picture=False)
+
+
+# --- the fast path (issue #15): direct calls where nothing else listens ----------------------------
+
+def _graph(robots, recorder=None, name='final'):
+    from thymio_road.runtime.run import Graph
+    scenario = load_scenario(name, robots=robots, seed=3, duration=20.0)
+    msgs.use_distro(scenario.ros_distro)
+    return Graph(scenario, recorder)
+
+
+def _state(graph):
+    world = graph.world_node.world
+    medium = graph.nodes.get('/ir_medium')
+    return (world.poses.tolist(), world.distance.tolist(), world.contacts.tolist(),
+            [graph.controller(s.name).core.state.name for s in world.specs if not s.static],
+            None if medium is None else (medium.sent, medium.received, medium.poses.tolist()))
+
+
+@pytest.mark.parametrize('name', ['final', 'final_traffic'])
+def test_fast_path_runs_exactly_the_messages_run(name):
+    fast = _graph(6, name=name)
+    slow = _graph(6, name=name)
+    heard = []
+    robots = [s.name for s in slow.world_node.world.specs if not s.static]
+    # An extra reader of every robot's sensor topics, cmd_vel and ground truth turns the direct calls off.
+    for robot in robots:
+        for topic, kind in (('prox/horizontal', msgs.Int16MultiArray), ('prox/ground/delta', msgs.Int16MultiArray),
+                            ('cmd_vel', msgs.Twist), ('ground_truth', msgs.Odometry)):
+            slow.executor.subscribe(f'/{robot}/{topic}', kind, heard.append, msgs.SENSOR)
+    world = fast.world_node
+    assert all(world.direct[world.names.index(r)] is not None for r in robots)
+    assert all(fast.controller(r).command_sink is not None for r in robots)
+    # The IR medium reads the robots' ground truth in final_traffic: values instead of Odometry.
+    assert any(world.truth_direct) == (name == 'final_traffic')
+    assert not any(slow.world_node.direct[slow.world_node.names.index(r)] for r in robots)
+    assert not any(slow.world_node.truth_direct[slow.world_node.names.index(r)] for r in robots)
+    assert not any(slow.controller(r).command_sink for r in robots)
+    # Nothing reads the fast graph's Range, odom or TF: they are not built; the extra ground_truth
+    # reader makes the slow graph build them (and its Odometry).
+    assert all(world.quiet[world.names.index(r)] for r in robots)
+    assert not any(slow.world_node.quiet[slow.world_node.names.index(r)] for r in robots)
+    fast.run(20.0)
+    slow.run(20.0)
+    assert len(heard) == 4 * 6 * 200  # 10 Hz, four topics, six robots
+    assert _state(fast) == _state(slow)
+    assert sum(fast.world_node.world.distance) > 6 * 20 * 0.05  # they drove
+
+
+def test_a_reader_that_arrives_mid_run_gets_the_messages():
+    graph = _graph(2)
+    graph.run(1.0)
+    heard = []
+    graph.executor.subscribe('/thymio2/prox/ground/delta', msgs.Int16MultiArray, heard.append, msgs.SENSOR)
+    assert graph.world_node.direct[0] is not None and graph.world_node.direct[1] is None
+    ranges = []
+    graph.executor.subscribe('/tf', msgs.TFMessage, ranges.append, msgs.SENSOR)
+    graph.executor.subscribe('/thymio1/proximity/center', msgs.Range, ranges.append, msgs.SENSOR)
+    assert not any(graph.world_node.quiet)
+    graph.run(2.0)
+    assert len(heard) == 10
+    assert sum(hasattr(m, 'radiation_type') for m in ranges) == 10
+    assert sum(hasattr(m, 'transforms') for m in ranges) == 20  # both robots' TF
+
+
+def test_a_recorded_run_takes_the_messages_path(tmp_path):
+    from thymio_road.runtime.recorder import BagRecorder
+    recorder = BagRecorder(tmp_path / 'bag')
+    graph = _graph(2, recorder)
+    assert not any(graph.world_node.direct)
+    assert not any(graph.controller(s.name).command_sink for s in graph.world_node.world.specs)
+    recorder.close()

@@ -484,7 +484,7 @@ def test_crossroad_lights_are_not_obstacles_to_the_lanes_they_command():
     road_map = load_map(config_dir() / 'maps' / 'final.yaml')
     x1 = next(i for i in road_map.intersections if i.kind == 'crossroad')
     sensing = ProxSensing(None, noise=0.0)
-    quiet = SimpleNamespace(take=lambda k: np.zeros(k))
+    quiet = SimpleNamespace(take=lambda k: np.zeros(k), reserve=lambda k: (np.zeros(k), 0), advance=lambda k: None)
     for arm, light in zip(x1.extra['arms'], x1.extra['lights']):
         road = road_map.road(x1.extra['in'][arm])
         worst = 0

@@ -48,6 +48,9 @@ class ControllerNode:
             raise ValueError(f'{node.get_namespace()}/{node.get_name()}: bad parameter: {exc}') from None
         self.core = RoadController(params, state)
         self.prox = [0] * 7
+        #: The embedded runtime's fast path (runtime/run.py) sets this when the world is cmd_vel's
+        #: only reader: the step's wheel targets go to it as two integers, no Twist is built.
+        self.command_sink: Any = None
         self.cmd_pub = node.create_publisher(msgs.Twist, 'cmd_vel', msgs.DEFAULT)
         self.led_pub = node.create_publisher(msgs.ColorRGBA, 'led/body/top', msgs.DEFAULT)
         self.state_pub = node.create_publisher(msgs.String, 'controller/state', msgs.LATCHED)
@@ -128,14 +131,22 @@ class ControllerNode:
         self._flush()
 
     def _on_ground(self, msg: Any) -> None:
+        self.on_sensors(msg.data, self.prox)
+
+    def on_sensors(self, ground: Any, prox: Any) -> None:
+        """One "prox" event: the messages' path above, or the embedded runtime's direct call."""
+        self.prox = prox
         if self.enable_pub is not None and self._steps % 10 == 0:
             self.enable_pub.publish(msgs.Bool(data=True))
         self._steps += 1
-        left, right = self.core.step(msg.data, self.prox)
-        v, w = rm.units_to_twist(left, right)
-        cmd = msgs.Twist()
-        cmd.linear.x, cmd.angular.z = v, w
-        self.cmd_pub.publish(cmd)
+        left, right = self.core.step(ground, prox)
+        if self.command_sink is not None:
+            self.command_sink(left, right)
+        else:
+            v, w = rm.units_to_twist(left, right)
+            cmd = msgs.Twist()
+            cmd.linear.x, cmd.angular.z = v, w
+            self.cmd_pub.publish(cmd)
         if self.tx_pub is not None:
             tx = self.core.tx_value()
             if tx != self._tx:
@@ -158,15 +169,17 @@ class ControllerNode:
 
     def _flush(self) -> None:
         """Publish what the last step changed: events, state, LED colour."""
-        stamp = self.node.get_clock().now().nanoseconds / 1e9
         events = self.core.drain_events()
         if self.navigator is not None:
             before = self.navigator.node
             events += self.navigator.on_events(events)
             if any(e.kind == 'intersection' for e in events):
                 self._previous = before  # the node it came from (Appendix A: oldNode)
-            self.core.current_node = self._ids.get(self.navigator.node) if self.navigator.node else None
+            node = self.navigator.node  # a property that builds a set: asked once
+            self.core.current_node = self._ids.get(node) if node else None
             self.core.previous_node = self._ids.get(self._previous) if self._previous else None
+        if events:
+            stamp = self.node.get_clock().now().nanoseconds / 1e9
         for event in events:
             self.event_pub.publish(msgs.String(data=json.dumps(
                 {**event.data, 't': round(stamp, 3), 'kind': event.kind}, sort_keys=True)))

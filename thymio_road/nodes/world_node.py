@@ -78,6 +78,17 @@ class WorldNode:
         self.event_pub = node.create_publisher(msgs.String, '/world/events', msgs.qos(100))
         self.on_barcode = [-1] * len(self.world.specs)
         self.pubs = [self._robot_publishers(name) for name in self.names]
+        #: The embedded runtime's fast path (runtime/run.py): per robot, a function called with the
+        #: event's (ground, horizontal) values instead of publishing prox/ground/delta and
+        #: prox/horizontal, set while its controller is those topics' only reader.
+        self.direct: list[Any] = [None] * len(self.names)
+        #: ... and per robot, called with the ground_truth message's (x, y, qx, qy, qz, qw) instead of
+        #: publishing it, while the IR medium is its only reader.
+        self.truth_direct: list[Any] = [None] * len(self.names)
+        #: ... and per robot, True while none of its Range, odom, ground_truth (other than by
+        #: truth_direct) and /tf messages has a reader: they are not even looked at.
+        self.quiet: list[bool] = [False] * len(self.names)
+        self._due = [self.world.due(k).tolist() for k in range(self.world.slots)]
         for i, name in enumerate(self.names):
             node.create_subscription(msgs.Twist, f'/{name}/cmd_vel', partial(self._on_cmd_vel, i),
                                      msgs.DEFAULT)
@@ -129,6 +140,10 @@ class WorldNode:
         left, right = rm.twist_to_units(msg.linear.x, msg.angular.z)
         self.world.command(i, left, right, at=self.now)
 
+    def command(self, i: int, left: int, right: int) -> None:
+        """Robot i's wheel targets as the controller computed them (the fast path's cmd_vel)."""
+        self.world.command(i, left, right, at=self.now)
+
     def _on_led(self, name: str, msg: Any) -> None:
         self.led[name] = (msg.r, msg.g, msg.b)
 
@@ -140,8 +155,8 @@ class WorldNode:
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
         self.world.settle_contacts(t)
-        for i in self.world.due(self.tick):
-            self._prox_event(int(i), t)
+        for i in self._due[self.tick % self.world.slots]:
+            self._prox_event(i, t)
         if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():
             self.marker_pub.publish(self._markers(t))
 
@@ -150,11 +165,21 @@ class WorldNode:
         world.sync(i, t)
         horizontal = world.read_prox(i)
         ground = world.read_ground(i)
-        world.record_road_truth(i)
-        self._barcode_truth(i, t)
-        pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
-                                                        data=msgs.int16_array(horizontal)))
-        pubs['ground'].publish(msgs.Int16MultiArray(layout=self._layout, data=msgs.int16_array(ground)))
+        self._barcode_truth(i, t, world.record_road_truth(i))
+        direct = self.direct[i]
+        if direct is not None:
+            direct(msgs.int16_array(ground), msgs.int16_array(horizontal))
+        else:
+            pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
+                                                            data=msgs.int16_array(horizontal)))
+            pubs['ground'].publish(msgs.Int16MultiArray(layout=self._layout, data=msgs.int16_array(ground)))
+        if self.quiet[i]:
+            truth = self.truth_direct[i]
+            if truth is not None:
+                th = float(world.poses[i, 2])
+                truth(float(world.poses[i, 0]), float(world.poses[i, 1]), 0.0, 0.0, math.sin(th / 2),
+                      math.cos(th / 2))
+            return
         name = self.names[i]
         stamp = msgs.stamp(t)
         for k, sensor in enumerate(rm.PROX_NAMES):
@@ -166,9 +191,8 @@ class WorldNode:
                 pub.publish(msgs.ground_range(stamp, f'{name}/ground_{side}_link', value, self.ground_threshold))
         self._publish_odometry(i, name, stamp)
 
-    def _barcode_truth(self, i: int, t: float) -> None:
-        """Ground truth for scoring reads: when the reading sensor enters a barcode or mark."""
-        k = self.world.barcode_under(i)
+    def _barcode_truth(self, i: int, t: float, k: int) -> None:
+        """Ground truth for scoring reads: when the reading sensor enters barcode k (or a mark)."""
         if k != self.on_barcode[i]:
             self.on_barcode[i] = k
             if k >= 0:
@@ -184,7 +208,11 @@ class WorldNode:
         v, w = (vl + vr) / 2, (vr - vl) / rm.AXLE_LENGTH
         if pubs['odom'].get_subscription_count():
             pubs['odom'].publish(_odometry(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i], v, w))
-        if pubs['truth'].get_subscription_count():
+        truth = self.truth_direct[i]
+        if truth is not None:
+            th = float(world.poses[i, 2])
+            truth(float(world.poses[i, 0]), float(world.poses[i, 1]), 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
+        elif pubs['truth'].get_subscription_count():
             pubs['truth'].publish(_odometry(stamp, 'map', f'{name}/base_link', world.poses[i], v, w))
         if self.tf_pub is not None and self.tf_pub.get_subscription_count():
             x, y, th = world.poses[i]

@@ -3,6 +3,8 @@
 Determinism: time is an integer number of nanoseconds; timers fire in (time, creation order);
 a published message is delivered after the current callback returns, in publication order,
 to subscriptions in creation order. The same graph and seed therefore give the same run.
+A direct call (:meth:`Executor.defer`, the fast path of runtime/run.py) takes a message's place
+in that queue, so it runs exactly when the message it replaces would have been delivered.
 """
 from __future__ import annotations
 
@@ -48,6 +50,18 @@ class Timer:
         return self.cancelled
 
 
+class _Deferred:
+    """A queued direct call: it takes a subscription's place in the delivery queue."""
+
+    __slots__ = ('function',)
+
+    def __init__(self, function: Callable[..., None]) -> None:
+        self.function = function
+
+    def callback(self, args: tuple) -> None:
+        self.function(*args)
+
+
 class TopicTypeError(TypeError):
     """Two nodes disagree on a topic's type."""
 
@@ -63,6 +77,8 @@ class Executor:
         self._timers: list[tuple[int, int, Timer]] = []
         self._seq = 0
         self._pending: deque[tuple[Subscription, Any]] = deque()
+        #: Called with a topic's name when it gains a subscription or a publisher.
+        self.watchers: list[Callable[[str], None]] = []
 
     # --- topics --------------------------------------------------------------------------------
     def topic(self, name: str, msg_type: Any, qos: QoS) -> Topic:
@@ -82,6 +98,8 @@ class Executor:
         if self.recorder is not None and not topic.recorded and self.recorder.records(name):
             self.recorder.add_topic(name, msg_type, qos)
             topic.recorded = True
+        for watcher in self.watchers:
+            watcher(name)
         return topic
 
     def subscribe(self, name: str, msg_type: Any, callback: Callable, qos: QoS) -> Subscription:
@@ -90,6 +108,8 @@ class Executor:
         topic.subscriptions.append(sub)
         for msg in topic.latched:
             self._pending.append((sub, msg))
+        for watcher in self.watchers:
+            watcher(name)
         return sub
 
     def publish(self, topic: Topic, msg: Any) -> None:
@@ -101,6 +121,15 @@ class Executor:
             self.recorder.write(topic.name, msg, self.now_ns)
         for sub in topic.subscriptions:
             self._pending.append((sub, msg))
+
+    def deferred(self, function: Callable[..., None]) -> Callable[..., None]:
+        """`function` called with the given arguments when a message published now would be delivered."""
+        target = _Deferred(function)
+        pending = self._pending
+
+        def defer(*args: Any) -> None:
+            pending.append((target, args))
+        return defer
 
     def subscriber_count(self, topic: Topic) -> int:
         return len(topic.subscriptions) + (1 if topic.recorded else 0)

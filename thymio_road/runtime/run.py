@@ -11,12 +11,14 @@ import json
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
 from thymio_road.nodes import msgs
+from thymio_road.sim import robot_model as rm
 from thymio_road.nodes.controller_node import ControllerNode
 from thymio_road.nodes.ir_medium_node import IrMediumNode
 from thymio_road.nodes.traffic_light_node import TrafficLightNode
@@ -50,6 +52,59 @@ class Graph:
             handle = EmbeddedNode(self.executor, spec.name, spec.namespace, spec.parameters,
                                   dict(spec.remappings))
             self.nodes[f'{spec.namespace.rstrip("/")}/{spec.name}'] = NODE_CLASSES[spec.executable](handle)
+        self._fast_path()
+        self.executor.watchers.append(self._on_graph_change)
+
+    # --- the fast path -----------------------------------------------------------------------------
+    def _fast_path(self, robots: list[str] | None = None) -> None:
+        """Connect the world and each robot's controller by direct calls where nothing else listens.
+
+        A robot's sensor event goes to its controller as values, not as prox/horizontal and
+        prox/ground/delta messages, while the controller is those topics' only reader and they are
+        not recorded; its wheel targets go back as two integers while the world is cmd_vel's only
+        reader; its ground truth goes to the IR medium as values while that is its only reader;
+        its Range, odom and TF messages are not even looked at while nothing reads them. The calls take the messages' places in the delivery queue (Executor.deferred), so
+        the run is the same; a new reader (or a recorder) gets the messages again.
+        """
+        world = self.nodes.get('/world')
+        if world is None:
+            return
+        topics = self.executor.topics
+        mediums = [node for node in self.nodes.values() if isinstance(node, IrMediumNode)]
+        for i, name in enumerate(world.names):
+            if robots is not None and name not in robots:
+                continue
+            world.truth_direct[i] = None
+            truth = topics.get(f'/{name}/ground_truth')
+            for medium in mediums:
+                j = medium.names.index(name) if name in medium.names else -1
+                if j >= 0 and truth is not None and not truth.recorded and len(truth.subscriptions) == 1 \
+                        and _is_partial(truth.subscriptions[0].callback, medium._on_truth, j):
+                    world.truth_direct[i] = self.executor.deferred(partial(medium.on_pose, j))
+            quiet = [f'/{name}/proximity/{sensor}' for sensor in rm.PROX_NAMES]
+            quiet += [f'/{name}/ground/{side}' for side in msgs.GROUND_NAMES] + [f'/{name}/odom', '/tf']
+            if world.truth_direct[i] is None:
+                quiet.append(f'/{name}/ground_truth')
+            world.quiet[i] = not any(_read(topics.get(topic)) for topic in quiet)
+            world.direct[i] = None
+            controller = self.nodes.get(f'/{name}/controller')
+            if controller is None:  # a traffic light
+                continue
+            if (_only_reader(topics.get(f'/{name}/prox/horizontal'), controller._on_horizontal)
+                    and _only_reader(topics.get(f'/{name}/prox/ground/delta'), controller._on_ground)):
+                world.direct[i] = self.executor.deferred(controller.on_sensors)
+            cmd = topics.get(f'/{name}/cmd_vel')
+            controller.command_sink = None
+            if cmd is not None and not cmd.recorded and len(cmd.subscriptions) == 1 \
+                    and _is_partial(cmd.subscriptions[0].callback, world._on_cmd_vel, i):
+                controller.command_sink = self.executor.deferred(partial(world.command, i))
+
+    def _on_graph_change(self, topic: str) -> None:
+        parts = topic.split('/')
+        if topic == '/tf':
+            self._fast_path()
+        elif len(parts) > 2 and ('/'.join(parts[2:]) in _FAST_TOPICS or parts[2] in ('proximity', 'ground')):
+            self._fast_path([parts[1]])
 
     @property
     def world_node(self) -> WorldNode:
@@ -73,6 +128,23 @@ class Graph:
                     last[0] = now_ns
                     on_second(now_ns / 1e9)
         self.executor.run_until(end_ns, callback)
+
+
+_FAST_TOPICS = ('prox/horizontal', 'prox/ground/delta', 'cmd_vel', 'ground_truth', 'odom')
+
+
+def _read(topic: Any) -> bool:
+    """Whether a topic has a reader (a subscription or the recorder)."""
+    return topic is not None and (topic.recorded or bool(topic.subscriptions))
+
+
+def _only_reader(topic: Any, callback: Callable) -> bool:
+    return (topic is not None and not topic.recorded and len(topic.subscriptions) == 1
+            and topic.subscriptions[0].callback == callback)
+
+
+def _is_partial(callback: Any, function: Callable, *args: Any) -> bool:
+    return getattr(callback, 'func', None) == function and getattr(callback, 'args', None) == args
 
 
 class TrajectoryLog:

@@ -26,6 +26,26 @@ class NoiseStream:
         self._next += k
         return out
 
+    def reserve(self, k: int) -> tuple[np.ndarray, int]:
+        """The buffer and the position of the next k samples, for a kernel that may use them.
+
+        Refills as :meth:`take` would; :meth:`advance` then marks them used. For a stream always
+        read k at a time (the proximity noise, 7) this draws exactly what take(k) would.
+        """
+        if self._next + k > len(self._buffer):
+            self._buffer = self.rng.standard_normal(BLOCK)
+            self._next = 0
+        return self._buffer, self._next
+
+    def advance(self, k: int) -> None:
+        self._next += k
+
     def pair(self) -> tuple[float, float]:
-        a, b = self.take(2)
-        return float(a), float(b)
+        """take(2) as two floats, without the slice (twice per robot event)."""
+        k = self._next
+        if k + 2 > len(self._buffer):
+            self._buffer = self.rng.standard_normal(BLOCK)
+            k = 0
+        self._next = k + 2
+        buffer = self._buffer
+        return float(buffer[k]), float(buffer[k + 1])

@@ -1,6 +1,7 @@
 """Sensor models of the Thymio II as in Enki: ground sensors on the printed map, horizontal proximity.
 
-Both are pure functions of the world's ground truth, vectorised with numpy.
+Both are pure functions of the world's ground truth; a robot's reading is one compiled kernel call
+(thymio_road/sim/kernels.py).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from scipy.ndimage import gaussian_filter
 
 from thymio_road.sim import robot_model as rm
+from thymio_road.sim.kernels import ground_pair, prox_read
 from thymio_road.map.road_map import RoadMap
 from thymio_road.sim.noise import NoiseStream
 
@@ -72,15 +74,10 @@ class GroundSensing:
         self.noise = noise
 
     def read_pair(self, x: float, y: float, theta: float, noise: NoiseStream) -> tuple[int, int]:
-        """(left, right) raw values for a robot at pose (x, y, θ): the hot path, in plain floats."""
-        c, s = math.cos(theta), math.sin(theta)
-        n = noise.pair()
-        out = []
-        for k, (gx, gy) in enumerate(rm.GROUND_SENSORS_TUPLE):
-            r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
-            value = float(self.response[r, col]) + self.noise * n[k]
-            out.append(min(max(int(round(value)), 0), rm.GROUND_MAX))
-        return out[0], out[1]
+        """(left, right) raw values for a robot at pose (x, y, θ): the hot path, compiled."""
+        n0, n1 = noise.pair()
+        return ground_pair(x, y, theta, self.response, self.road_map.resolution, _GROUND_SENSORS,
+                           self.noise, n0, n1)
 
     def read(self, points: np.ndarray, noise: NoiseStream) -> np.ndarray:
         """Raw values (0..1023) at world points (n×2)."""
@@ -139,31 +136,15 @@ class ProxSensing:
         self.reach = rm.HULL_BOUND_RADIUS * 2 + rm.PROX_RANGE
 
     def read(self, i: int, poses: np.ndarray, noise: NoiseStream) -> np.ndarray:
-        """The 7 raw values (Aseba order) for robot i, given every robot's pose."""
-        pose = poses[i]
-        d = poses[:, :2] - pose[:2]
-        near = np.flatnonzero((d * d).sum(axis=1) < self.reach * self.reach)
-        near = near[near != i]
-        walls = self.walls_near(pose)
-        if len(near) == 0 and len(walls) == 0:
+        """The 7 raw values (Aseba order) for robot i, given every robot's pose (compiled rays)."""
+        walls = self.walls_near(poses[i]) if len(self.walls) else self.walls
+        buffer, at = noise.reserve(7)
+        out = np.empty(7, dtype=np.int16)
+        if not prox_read(i, poses, self.reach * self.reach, walls, self.local_origins, self.local_angles,
+                         float(self.noise), buffer, at, out):
             return _ZEROS.copy()
-        seg_a = [walls[:, 0]]
-        seg_b = [walls[:, 1]]
-        for poly in hulls_world(poses[near]):
-            seg_a.append(poly)
-            seg_b.append(np.roll(poly, -1, axis=0))
-        origins = transform(self.local_origins, pose)
-        ang = self.local_angles + pose[2]
-        dirs = np.column_stack([np.cos(ang), np.sin(ang)])
-        dist = ray_distances(origins, dirs, np.concatenate(seg_a), np.concatenate(seg_b),
-                             rm.PROX_RANGE).reshape(7, 3)
-        f = rm.prox_response(dist)
-        centre_slant = rm.prox_response(dist[:, 1] / math.cos(rm.PROX_RAY_ANGLES[2]))
-        value = f.sum(axis=1) - 2.0 * centre_slant
-        seen = value > 0
-        value = value + self.noise * noise.take(7)
-        value = np.where(seen, np.clip(value, 0.0, rm.PROX_M), 0.0)
-        return np.rint(value).astype(np.int16)
+        noise.advance(7)
+        return out
 
     def walls_near(self, pose: np.ndarray) -> np.ndarray:
         """Wall segments that a sensor of a robot at `pose` could reach."""
@@ -181,6 +162,7 @@ class ProxSensing:
 
 
 _ZEROS = np.zeros(7, dtype=np.int16)
+_GROUND_SENSORS = np.ascontiguousarray(rm.GROUND_SENSORS, dtype=float)
 
 
 def sheet_walls(width: float, height: float) -> np.ndarray:

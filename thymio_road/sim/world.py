@@ -1,7 +1,9 @@
 """The simulated world: Thymios on a printed map, their motors, contacts, sensors and ground truth.
 
-Pure numpy, no ROS: the world node wraps it. Between two physics ticks the wheel speeds are
-constant, so a robot moves exactly along an arc; contacts are resolved after every tick.
+No ROS: the world node wraps it. The state of all robots is held in arrays, and the hot paths
+(motion, the broad phase, sensing) are compiled kernels over them (thymio_road/sim/kernels.py).
+Between two physics ticks the wheel speeds are constant, so a robot moves exactly along an arc;
+contacts are resolved after every tick.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from thymio_road.sim import collision
+from thymio_road.sim import collision, kernels
 from thymio_road.sim import robot_model as rm
 from thymio_road.map.road_map import RoadMap
 from thymio_road.sim.noise import NoiseStream
@@ -20,6 +22,7 @@ from thymio_road.sim.sensors import GroundSensing, ProxSensing, sheet_walls
 ROAD_LOSS_TIME = 0.3
 #: Longest integration step while a wheel is still approaching its target speed.
 LAG_STEP = 0.02
+_GROUND_SENSORS = np.ascontiguousarray(rm.GROUND_SENSORS, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,12 @@ class World:
         self.touch_radius = 2 * rm.HULL_BOUND_RADIUS + 2 * rm.PLATEAU_SPEED * rm.PROX_EVENT_PERIOD * 1.5
         #: ... and under which one may see the other with its proximity sensors.
         self.sense_radius = self.touch_radius + rm.PROX_RANGE
+        self._group = np.empty(n, dtype=np.int64)
+        self._moved = np.empty(n, dtype=np.int64)
+        self._steps = np.zeros((n, 2))
+        self._step = np.zeros(2)
+        #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
+        self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
 
     @property
     def time(self) -> float:
@@ -128,29 +137,19 @@ class World:
             return
         if at is not None:
             self._move(i, at)
-        self.targets[i] = (left, right)
         nl, nr = self.motor_noise.pair()
-        sigma = self.params.motor_noise
-        self.target[i, 0] = rm.wheel_speed_scalar(left) * self.gain[i, 0] * (1.0 + sigma * nl)
-        self.target[i, 1] = rm.wheel_speed_scalar(right) * self.gain[i, 1] * (1.0 + sigma * nr)
-        if self.params.motor_time_constant == 0:
-            self.wheel[i] = self.target[i]
+        kernels.command(i, left, right, nl, nr, self.params.motor_noise, self.gain, self.targets,
+                        self.target, self.wheel, self.params.motor_time_constant == 0)
 
     # --- time ----------------------------------------------------------------------------------
     def sync(self, i: int, t: float) -> None:
         """Bring robot i and every robot it could sense or touch to time t; resolve contacts."""
         self._move(i, t)
-        pose = self.poses[i]
-        d = self.poses[:, :2] - pose[:2]
-        group = np.flatnonzero((d * d).sum(axis=1) < self.sense_radius ** 2)
-        if len(group) > 1:
-            for j in group:
-                self._move(int(j), t)
-            sub = self.poses[group]
-            pairs = collision.resolve(sub, self.movable[group], self.bounds)
-            self.poses[group] = sub
-            for a, b in pairs:
-                self.contacts[group[[a, b]]] += 1
+        n = kernels.within(i, self.poses, self.sense_radius ** 2, self._group)
+        if n > 1:
+            group = self._group[:n].copy()
+            self._move_group(group, t)
+            self._resolve(group)
         elif self.bounds is not None and self.movable[i]:
             sub = self.poses[i:i + 1]
             collision.resolve(sub, self.movable[i:i + 1], self.bounds)
@@ -160,18 +159,34 @@ class World:
         """Every tick: bring robots that are close to one another to t and resolve their contacts.
 
         Far-apart robots are left on their own clocks; close ones are kept in step so that an
-        overlap can never outlive one tick.
+        overlap can never outlive one tick. A sweep along x finds them (no N×N matrix).
         """
         if len(self.poses) < 2:
             return
-        d = self.poses[:, None, :2] - self.poses[None, :, :2]
-        close = (d * d).sum(axis=-1) < self.touch_radius ** 2
-        np.fill_diagonal(close, False)
-        group = np.flatnonzero(close.any(axis=1))
-        if len(group) == 0:
+        n = kernels.close_robots(self.poses, self.touch_radius, self.touch_radius ** 2, self._group)
+        if n == 0:
             return
-        for j in group:
-            self._move(int(j), t)
+        group = self._group[:n].copy()
+        self._move_group(group, t)
+        self._resolve(group)
+
+    def _move_group(self, group: np.ndarray, t: float) -> None:
+        """:meth:`_move` for each robot of the group, in one compiled call when wheels are instant."""
+        if self.params.motor_time_constant != 0:
+            for j in group:
+                self._move(int(j), t)
+            return
+        m = kernels.move_group(group, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
+                               self.movable, self._moved, self._steps)
+        if m:
+            distance, steps = self.distance, self._steps
+            for k in range(m):
+                distance[self._moved[k]] += math.hypot(steps[k, 0], steps[k, 1])
+
+    def _resolve(self, group: np.ndarray) -> None:
+        """Resolve the contacts among a group; skipped when no two hulls can touch (nothing to do)."""
+        if self.bounds is None and not kernels.any_pair_within(self.poses, group, self._hull_reach2):
+            return
         sub = self.poses[group]
         for a, b in collision.resolve(sub, self.movable[group], self.bounds):
             self.contacts[group[[a, b]]] += 1
@@ -187,6 +202,13 @@ class World:
         return poses
 
     def _move(self, i: int, t: float) -> None:
+        if self.params.motor_time_constant == 0:
+            # The common case, compiled: the hot path of every robot event.
+            if kernels.move(i, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
+                            self.movable, self._step):
+                dx, dy = self._step
+                self.distance[i] += math.hypot(dx, dy)
+            return
         dt = t - self.clock[i]
         if dt <= 0:
             return
@@ -195,15 +217,7 @@ class World:
             return
         pose = self.poses[i]
         x0, y0 = pose[0], pose[1]
-        if self.params.motor_time_constant == 0:
-            # The common case, in plain floats: the hot path of every robot event.
-            vl, vr = self.target[i].tolist()
-            if vl == 0.0 and vr == 0.0:
-                return
-            _arc(pose, vl, vr, dt)
-            sl, sr = self.odom_scale[i].tolist()
-            _arc(self.odom[i], vl * sl, vr * sr, dt)
-        elif self.wheel[i].any() or self.target[i].any():
+        if self.wheel[i].any() or self.target[i].any():
             self._drive(i, dt, pose, self.odom[i], self.wheel[i])
         else:
             return
@@ -245,22 +259,15 @@ class World:
         """prox.horizontal: 7 raw values in Aseba order (other robots and walls are seen)."""
         return self.prox.read(i, self.poses, self.prox_noise)
 
-    def record_road_truth(self, i: int, period: float = rm.PROX_EVENT_PERIOD) -> None:
-        """Ground-truth road keeping, sampled at each robot's event: time on road, losses."""
-        x, y, th = self.poses[i]
-        gx, gy = rm.GROUND_SENSORS_TUPLE[0]
-        c, s = math.cos(th), math.sin(th)
-        r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
-        on = self.road_map.road_index[r, col] >= 0 or self.road_map.blind_area[r, col]
-        self.time_sensed[i] += period
-        off = self.off_road_for[i]
-        if on:
-            self.time_on_road[i] += period
-            self.off_road_for[i] = 0.0
-        else:
-            if off < ROAD_LOSS_TIME <= off + period + 1e-9:
-                self.road_losses[i] += 1
-            self.off_road_for[i] = off + period
+    def record_road_truth(self, i: int, period: float = rm.PROX_EVENT_PERIOD) -> int:
+        """Ground-truth road keeping, sampled at each robot's event: time on road, losses.
+
+        Returns :meth:`barcode_under` for the same pose: one compiled call gives both.
+        """
+        m = self.road_map
+        return kernels.road_truth(i, self.poses, m.road_index, m.blind_area, m.barcode_index, m.resolution,
+                                  _GROUND_SENSORS, period, ROAD_LOSS_TIME, self.time_sensed,
+                                  self.time_on_road, self.off_road_for, self.road_losses)
 
     def road_under(self, i: int) -> str | None:
         """Id of the printed road under robot i's follow (left) ground sensor, or None."""

@@ -1,0 +1,101 @@
+"""The compiled world (thymio_road/sim/kernels.py) against the numpy world it replaced, bit for bit.
+
+test/world_reference.py holds the former World and sensors. Both worlds get the same robots,
+seed and commands, and every pose, reading and ground-truth value must be equal: the compiled
+core changes how fast the simulation runs, never what it computes.
+"""
+import numpy as np
+import pytest
+
+from thymio_road.map.loader import parse_map
+from thymio_road.sim import kernels
+from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
+from world_reference import ReferenceWorld
+
+EXACT = WorldParams(motor_noise=0.0, motor_gain_spread=0.0, wheel_imbalance_spread=0.0, ground_noise=0.0,
+                    prox_noise=0.0, odometry_scale_spread=0.0)
+
+
+def _map(walls):
+    return parse_map({'size': [1.0, 1.0], 'walls': walls,
+                      'roads': [{'id': 'r', 'start': [0.3, 0.3, 0], 'closed': True, 'pieces': [
+                          {'straight': 0.4}, {'arc': {'radius': 0.2, 'angle_deg': 180}},
+                          {'straight': 0.4}, {'arc': {'radius': 0.2, 'angle_deg': 180}}]}],
+                      'barcodes': [{'id': 'b', 'road': 'r', 'at': 0.1, 'code': 5}]},
+                     'inline')
+
+
+def _crowd(seed, count=12):
+    """Robots packed in a 1 m box (a static one among them), so that they see and push each other."""
+    rng = np.random.default_rng(seed)
+    specs = [RobotSpec('t0', *start_pose_on_road(_map(False), 'r', 0.0))]  # drives over the barcode
+    for k in range(1, count):
+        x, y = 0.15 + 0.7 * rng.random(), 0.15 + 0.7 * rng.random()
+        specs.append(RobotSpec(f't{k}', x, y, rng.uniform(-np.pi, np.pi), static=(k == 3)))
+    return specs
+
+
+def _drive(world, seconds, seed):
+    """The world node's loop: contacts every tick, then each due robot's event and a new command."""
+    rng = np.random.default_rng(seed)
+    log = []
+    ticks = int(round(seconds / world.params.physics_dt))
+    for tick in range(1, ticks + 1):
+        t = tick * world.params.physics_dt
+        world.settle_contacts(t)
+        for i in world.due(tick):
+            i = int(i)
+            world.sync(i, t)
+            prox = world.read_prox(i)
+            ground = world.read_ground(i)
+            barcode = world.record_road_truth(i)
+            if isinstance(world, World):
+                assert barcode == world.barcode_under(i)
+            log.append((i, prox.tolist(), ground, world.barcode_under(i), world.poses.copy()))
+            left, right = int(rng.integers(-300, 500)), int(rng.integers(-300, 500))
+            world.command(i, *((200, 200) if i == 0 else (left, right)), at=t)
+    return log
+
+
+@pytest.mark.parametrize('walls', [False, True])
+@pytest.mark.parametrize('params', [EXACT, WorldParams()], ids=['noise off', 'noise on'])
+def test_compiled_world_matches_the_numpy_world_bit_for_bit(walls, params):
+    specs = _crowd(5)
+    new = World(_map(walls), specs, params, seed=11)
+    old = ReferenceWorld(_map(walls), specs, params, seed=11)
+    log_new, log_old = _drive(new, 6.0, 2), _drive(old, 6.0, 2)
+    assert len(log_new) == len(log_old) > 500
+    seen = 0
+    for (i, prox, ground, bar, poses), (j, prox_old, ground_old, bar_old, poses_old) in zip(log_new, log_old):
+        assert (i, prox, ground, bar) == (j, prox_old, ground_old, bar_old)
+        assert np.array_equal(poses, poses_old)
+        seen += any(prox)
+    assert seen > 100  # robots did see each other: the rays were exercised
+    assert new.contacts.sum() > 0  # ...and pushed each other: so were the contacts
+    assert any(bar >= 0 for _, _, _, bar, _ in log_new)  # and some crossed the barcode
+    for name in ('odom', 'clock', 'distance', 'time_sensed', 'time_on_road', 'road_losses', 'contacts',
+                 'targets', 'target', 'wheel'):
+        assert np.array_equal(getattr(new, name), getattr(old, name)), name
+
+
+def test_broad_phase_finds_exactly_the_robots_with_a_close_neighbour():
+    rng = np.random.default_rng(3)
+    for n, side in ((2, 0.3), (40, 2.0), (300, 5.0), (300, 200.0)):
+        poses = np.column_stack([rng.random((n, 2)) * side, rng.uniform(-3, 3, n)])
+        r = 0.2
+        d = poses[:, None, :2] - poses[None, :, :2]
+        close = (d * d).sum(axis=-1) < r * r
+        np.fill_diagonal(close, False)
+        out = np.empty(n, dtype=np.int64)
+        m = kernels.close_robots(poses, r, r * r, out)
+        assert out[:m].tolist() == np.flatnonzero(close.any(axis=1)).tolist()
+
+
+def test_robots_far_apart_are_not_moved_by_the_contact_pass():
+    """No robot close to another: settle_contacts leaves every robot on its own clock."""
+    specs = [RobotSpec(f't{k}', 0.2 + 0.3 * (k % 3), 0.2 + 0.3 * (k // 3), 0.0) for k in range(6)]
+    world = World(_map(False), specs, EXACT)
+    for i in range(6):
+        world.command(i, 200, 200)
+    world.settle_contacts(0.5)
+    assert not world.clock.any()

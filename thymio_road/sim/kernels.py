@@ -1,0 +1,305 @@
+"""Compiled kernels of the world's hot paths: motion, broad phase, proximity and ground sensing.
+
+They work on the World's arrays of all robots' state and compute exactly what the numpy code
+they replace computed (same formulas in the same order, no fast-math), so a run's values and
+its recording are unchanged; test/world_reference.py keeps that code as the oracle. A numpy
+call costs about a microsecond whatever its size, and a robot event made dozens of them.
+``cache=True``: compiled once per install, then loaded in milliseconds.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from thymio_road.sim import robot_model as rm
+
+AXLE = rm.AXLE_LENGTH
+PROX_RANGE = rm.PROX_RANGE
+PROX_M = rm.PROX_M
+#: The response's numerator and the denominator's linear factor, as the numpy code computed them.
+PROX_NUM = rm.PROX_M * (rm.PROX_C - rm.PROX_X0 ** 2)
+PROX_2X0 = 2 * rm.PROX_X0
+PROX_C = rm.PROX_C
+COS_SIDE_RAY = math.cos(float(rm.PROX_RAY_ANGLES[2]))
+HULL = np.ascontiguousarray(rm.HULL)
+GROUND_MAX = rm.GROUND_MAX
+
+
+@njit(cache=True)
+def arc(pose: np.ndarray, vl: float, vr: float, dt: float) -> None:
+    """Exact differential-drive motion for constant wheel speeds over dt (in place)."""
+    x, y, th = pose[0], pose[1], pose[2]
+    v = (vl + vr) / 2.0
+    w = (vr - vl) / AXLE
+    th2 = th + w * dt
+    if abs(w) < 1e-9:
+        x += v * dt * math.cos(th)
+        y += v * dt * math.sin(th)
+    else:
+        x += v / w * (math.sin(th2) - math.sin(th))
+        y -= v / w * (math.cos(th2) - math.cos(th))
+    pose[0] = x
+    pose[1] = y
+    pose[2] = (th2 + math.pi) % (2 * math.pi) - math.pi
+
+
+@njit(cache=True)
+def move(i: int, t: float, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
+         odom_scale: np.ndarray, movable: np.ndarray, step: np.ndarray) -> bool:
+    """Robot i along its arc to t (instant wheels); its displacement goes to `step`.
+
+    Returns whether it moved: the caller adds the distance with Python's own math.hypot, which
+    rounds differently from the C library's in about one case in 170.
+    """
+    dt = t - clock[i]
+    if dt <= 0:
+        return False
+    clock[i] = t
+    if not movable[i]:
+        return False
+    vl, vr = target[i, 0], target[i, 1]
+    if vl == 0.0 and vr == 0.0:
+        return False
+    x0, y0 = poses[i, 0], poses[i, 1]
+    arc(poses[i], vl, vr, dt)
+    arc(odom[i], vl * odom_scale[i, 0], vr * odom_scale[i, 1], dt)
+    step[0] = poses[i, 0] - x0
+    step[1] = poses[i, 1] - y0
+    return True
+
+
+@njit(cache=True)
+def within(i: int, poses: np.ndarray, radius2: float, out: np.ndarray) -> int:
+    """Robots (i included) whose centre is closer than sqrt(radius2) to robot i's, ascending in out."""
+    n = 0
+    x, y = poses[i, 0], poses[i, 1]
+    for j in range(poses.shape[0]):
+        dx = poses[j, 0] - x
+        dy = poses[j, 1] - y
+        if dx * dx + dy * dy < radius2:
+            out[n] = j
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def close_robots(poses: np.ndarray, radius: float, radius2: float, out: np.ndarray) -> int:
+    """Robots with another robot's centre closer than `radius`, ascending in out (sweep and prune).
+
+    Sorted along x, a robot is compared only with those within `radius` in x: no N×N work when
+    the robots are spread out.
+    """
+    n = poses.shape[0]
+    order = np.argsort(poses[:, 0], kind='mergesort')
+    close = np.zeros(n, dtype=np.bool_)
+    for a in range(n):
+        ia = order[a]
+        for b in range(a + 1, n):
+            ib = order[b]
+            dx = poses[ia, 0] - poses[ib, 0]
+            if -dx >= radius:
+                break
+            dy = poses[ia, 1] - poses[ib, 1]
+            if dx * dx + dy * dy < radius2:
+                close[ia] = True
+                close[ib] = True
+    m = 0
+    for j in range(n):
+        if close[j]:
+            out[m] = j
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def any_pair_within(poses: np.ndarray, group: np.ndarray, radius2: float) -> bool:
+    """Whether two robots of the group have centres closer than sqrt(radius2)."""
+    for a in range(len(group)):
+        for b in range(a + 1, len(group)):
+            dx = poses[group[a], 0] - poses[group[b], 0]
+            dy = poses[group[a], 1] - poses[group[b], 1]
+            if dx * dx + dy * dy < radius2:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _response(x: float) -> float:
+    """Enki's response for a distance in cm (0 where nothing is hit)."""
+    if not math.isfinite(x):
+        return 0.0
+    return PROX_NUM / (x * x - PROX_2X0 * x + PROX_C)
+
+
+@njit(cache=True)
+def prox_read(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, local_origins: np.ndarray,
+              local_angles: np.ndarray, sigma: float, noise: np.ndarray, at: int, out: np.ndarray) -> bool:
+    """Robot i's 7 raw proximity values into out, rays against near hulls and the given walls.
+
+    Returns False (out untouched, no noise used) when nothing is within reach, as ProxSensing.
+    """
+    n = poses.shape[0]
+    x, y, th = poses[i, 0], poses[i, 1], poses[i, 2]
+    near = np.empty(n, dtype=np.int64)
+    m = 0
+    for j in range(n):
+        dx = poses[j, 0] - x
+        dy = poses[j, 1] - y
+        if dx * dx + dy * dy < reach2 and j != i:
+            near[m] = j
+            m += 1
+    nw = walls.shape[0]
+    if m == 0 and nw == 0:
+        return False
+    k = HULL.shape[0]
+    ns = nw + m * k
+    ax = np.empty(ns)
+    ay = np.empty(ns)
+    bx = np.empty(ns)
+    by = np.empty(ns)
+    for s in range(nw):
+        ax[s], ay[s], bx[s], by[s] = walls[s, 0, 0], walls[s, 0, 1], walls[s, 1, 0], walls[s, 1, 1]
+    hx = np.empty(k)
+    hy = np.empty(k)
+    for q in range(m):
+        j = near[q]
+        c, s_ = math.cos(poses[j, 2]), math.sin(poses[j, 2])
+        for p in range(k):
+            hx[p] = poses[j, 0] + c * HULL[p, 0] - s_ * HULL[p, 1]
+            hy[p] = poses[j, 1] + s_ * HULL[p, 0] + c * HULL[p, 1]
+        base = nw + q * k
+        for p in range(k):
+            nxt = (p + 1) % k
+            ax[base + p], ay[base + p] = hx[p], hy[p]
+            bx[base + p], by[base + p] = hx[nxt], hy[nxt]
+    c, s_ = math.cos(th), math.sin(th)
+    f = np.empty(21)
+    dist = np.empty(21)
+    for r in range(21):
+        ox = x + c * local_origins[r, 0] - s_ * local_origins[r, 1]
+        oy = y + s_ * local_origins[r, 0] + c * local_origins[r, 1]
+        ang = local_angles[r] + th
+        dx, dy = math.cos(ang), math.sin(ang)
+        best = np.inf
+        for s in range(ns):
+            ex = bx[s] - ax[s]
+            ey = by[s] - ay[s]
+            wx = ax[s] - ox
+            wy = ay[s] - oy
+            denom = dx * ey - dy * ex
+            if abs(denom) > 1e-12:
+                tt = (wx * ey - wy * ex) / denom
+                u = (wx * dy - wy * dx) / denom
+                if tt >= 0 and tt <= PROX_RANGE and u >= 0 and u <= 1 and tt < best:
+                    best = tt
+        dist[r] = best
+        f[r] = _response(best * 100.0)
+    for q in range(7):
+        slant = _response(dist[3 * q + 1] / COS_SIDE_RAY * 100.0)
+        value = f[3 * q] + f[3 * q + 1] + f[3 * q + 2] - 2.0 * slant
+        seen = value > 0
+        value = value + sigma * noise[at + q]
+        if seen:
+            out[q] = np.int16(np.rint(min(max(value, 0.0), PROX_M)))
+        else:
+            out[q] = 0
+    return True
+
+
+@njit(cache=True)
+def ground_pair(x: float, y: float, th: float, response: np.ndarray, resolution: float,
+                sensors: np.ndarray, sigma: float, n0: float, n1: float) -> tuple[int, int]:
+    """(left, right) raw ground values: one look-up each in the blurred response, then noise."""
+    rows, cols = response.shape
+    c, s = math.cos(th), math.sin(th)
+    out0 = 0
+    out1 = 0
+    for k in range(2):
+        gx, gy = sensors[k, 0], sensors[k, 1]
+        px = x + c * gx - s * gy
+        py = y + s * gx + c * gy
+        r = min(max(int(py / resolution), 0), rows - 1)
+        col = min(max(int(px / resolution), 0), cols - 1)
+        value = np.float64(response[r, col]) + sigma * (n0 if k == 0 else n1)
+        v = min(max(int(np.rint(value)), 0), GROUND_MAX)
+        if k == 0:
+            out0 = v
+        else:
+            out1 = v
+    return out0, out1
+
+
+@njit(cache=True)
+def wheel_speed(units: int) -> float:
+    """robot_model.wheel_speed_scalar, compiled (the same operations)."""
+    mag = min(abs(units), rm.MOTOR_UNITS_MAX)
+    if mag <= rm.PLATEAU_START_UNITS:
+        speed = rm.SPEED_PER_UNIT * mag
+    else:
+        knee = rm.SPEED_PER_UNIT * rm.PLATEAU_START_UNITS
+        speed = knee + (rm.PLATEAU_SPEED - knee) * (mag - rm.PLATEAU_START_UNITS) / (
+            rm.MOTOR_UNITS_MAX - rm.PLATEAU_START_UNITS)
+    return math.copysign(speed, units) if units else 0.0
+
+
+@njit(cache=True)
+def command(i: int, left: int, right: int, nl: float, nr: float, sigma: float, gain: np.ndarray,
+            targets: np.ndarray, target: np.ndarray, wheel: np.ndarray, instant: bool) -> None:
+    """Robot i's motor targets: the motor law, the robot's gains and this command's noise."""
+    targets[i, 0] = left
+    targets[i, 1] = right
+    target[i, 0] = wheel_speed(left) * gain[i, 0] * (1.0 + sigma * nl)
+    target[i, 1] = wheel_speed(right) * gain[i, 1] * (1.0 + sigma * nr)
+    if instant:
+        wheel[i, 0] = target[i, 0]
+        wheel[i, 1] = target[i, 1]
+
+
+@njit(cache=True)
+def _pixel(x: float, y: float, th: float, gx: float, gy: float, resolution: float, rows: int, cols: int
+           ) -> tuple[int, int]:
+    c, s = math.cos(th), math.sin(th)
+    px = x + c * gx - s * gy
+    py = y + s * gx + c * gy
+    return min(max(int(py / resolution), 0), rows - 1), min(max(int(px / resolution), 0), cols - 1)
+
+
+@njit(cache=True)
+def road_truth(i: int, poses: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
+               barcode_index: np.ndarray, resolution: float, sensors: np.ndarray, period: float,
+               loss_time: float, time_sensed: np.ndarray, time_on_road: np.ndarray,
+               off_road_for: np.ndarray, road_losses: np.ndarray) -> int:
+    """Ground truth at robot i's event: road keeping under the follow sensor (time on road, losses);
+    returns the barcode under the reading sensor (-1: none), which the same pose gives."""
+    rows, cols = road_index.shape
+    x, y, th = poses[i, 0], poses[i, 1], poses[i, 2]
+    r, col = _pixel(x, y, th, sensors[0, 0], sensors[0, 1], resolution, rows, cols)
+    on = road_index[r, col] >= 0 or blind_area[r, col]
+    time_sensed[i] += period
+    off = off_road_for[i]
+    if on:
+        time_on_road[i] += period
+        off_road_for[i] = 0.0
+    else:
+        if off < loss_time and loss_time <= off + period + 1e-9:
+            road_losses[i] += 1
+        off_road_for[i] = off + period
+    r, col = _pixel(x, y, th, sensors[1, 0], sensors[1, 1], resolution, rows, cols)
+    return int(barcode_index[r, col])
+
+
+@njit(cache=True)
+def move_group(group: np.ndarray, t: float, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray,
+               target: np.ndarray, odom_scale: np.ndarray, movable: np.ndarray, moved: np.ndarray,
+               steps: np.ndarray) -> int:
+    """:func:`move` for each robot of the group; those that moved go to `moved`, their displacements
+    to `steps` (the caller sums the distances with Python's math.hypot)."""
+    m = 0
+    for k in range(len(group)):
+        j = group[k]
+        if move(j, t, clock, poses, odom, target, odom_scale, movable, steps[m]):
+            moved[m] = j
+            m += 1
+    return m
