@@ -207,3 +207,16 @@ def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     ambulance._set_state(State.ACTION)
     ambulance.on_comm(21)
     assert not ambulance.stopped_by_light and ambulance.role() is Role.PRIORITY
+
+
+def test_a_robot_queued_in_the_siding_keeps_obeying_its_light():
+    c = _improved(1)
+    c.light_lane, c.light_lane_count = 'siding', 0
+    for _ in range(100):  # 10 s queued behind another robot in the siding
+        c.step(GREY, BLOCKED)
+    assert c.light_context() == ('siding', None)
+    report = RoadController(ControllerParams())
+    report.light_lane = 'siding'
+    for _ in range(100):
+        report.step(GREY, BLOCKED)
+    assert report.light_context() is None

@@ -277,6 +277,7 @@ class RoadController:
         self.improved = self.params.traffic_rules == 'improved'
         self.right_of_way = RightOfWay(self.params.robot_id, self.params.blocked_count) if self.improved else None
         self.obstructed = False
+        self._last_obstructed = False
         #: Steps since it started making way (None: not making way), then since it stopped.
         self._making_way: int | None = None
         self._holding: int | None = None
@@ -295,7 +296,7 @@ class RoadController:
     # --- interface ------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
         """One "prox" event: returns (motor.left.target, motor.right.target)."""
-        self.obstructed = False
+        self._last_obstructed, self.obstructed = self.obstructed, False
         wheels = self._step(ground, prox)
         if self.right_of_way is not None:
             self.right_of_way.tick(self.obstructed)
@@ -770,7 +771,10 @@ class RoadController:
                 self._light_go(None, self._light_stopped_lane or ('siding', self.current_node))
             elif self.stopped_by_light and self._priority_behind():
                 self._light_go(None, self._light_stopped_lane, 'priority')
-        if self.light_lane == 'siding' and self.state is State.ROAD and not self.stopped_by_light:
+        if self.light_lane == 'siding' and self.state is State.ROAD and not self.stopped_by_light \
+                and not (self.improved and self._last_obstructed):
+            # Improved rules: distance, not time. A robot queued in the siding counted its 40
+            # counts standing still, stopped obeying the light and drove out beside a road robot.
             self.light_lane_count += 1
             if self.light_lane_count > self.params.light_siding_count:
                 self.light_lane = None
