@@ -177,19 +177,33 @@ def test_exit_counts_distance_so_they_stand_still_while_blocked():
 
 
 def test_a_road_robot_near_the_merge_is_committed_and_drives_through_the_locations_red():
-    report, improved = RoadController(ControllerParams()), _improved(1)
-    for c in (report, improved):
-        c.action, c.counter_continue, c.counter = Action.LOCATION, 1, 22
+    report, improved, slowed = RoadController(ControllerParams()), _improved(1), _improved(2)
+    for c in (report, improved, slowed):
+        c.action, c.counter_continue = Action.LOCATION, 1
         c._set_state(State.ACTION)
     assert improved.light_context() == ('road', None)  # before: it obeys
-    for _ in range(111):  # 22 + 111 = crossing + light_road_count: the last count it obeys
+    near = [0, 0, 1500, 0, 0, 0, 0]  # a robot ahead: v2 slows it down
+    for _ in range(134):  # crossing + 1 + light_road_count events at the lowest speed
         improved.step(GREY, CLEAR)
         report.step(GREY, CLEAR)
+        slowed.step(GREY, near)
     assert improved.light_context() == ('road', None)
     improved.step(GREY, CLEAR)
     assert improved.light_context() is None and report.light_context() == ('road', None)
+    assert slowed.light_context() == ('road', None)  # it has not come as far
 
 
+def test_a_robot_queued_in_the_siding_keeps_obeying_its_light():
+    c = _improved(1)
+    c.light_lane, c.light_lane_count = 'siding', 0
+    for _ in range(100):  # 10 s queued behind another robot in the siding
+        c.step(GREY, BLOCKED)
+    assert c.light_context() == ('siding', None)
+    report = RoadController(ControllerParams())
+    report.light_lane = 'siding'
+    for _ in range(100):
+        report.step(GREY, BLOCKED)
+    assert report.light_context() is None
 def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     c = _improved(2)
     c.action, c.counter_continue = Action.CROSSROAD, 0
@@ -209,14 +223,3 @@ def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     assert not ambulance.stopped_by_light and ambulance.role() is Role.PRIORITY
 
 
-def test_a_robot_queued_in_the_siding_keeps_obeying_its_light():
-    c = _improved(1)
-    c.light_lane, c.light_lane_count = 'siding', 0
-    for _ in range(100):  # 10 s queued behind another robot in the siding
-        c.step(GREY, BLOCKED)
-    assert c.light_context() == ('siding', None)
-    report = RoadController(ControllerParams())
-    report.light_lane = 'siding'
-    for _ in range(100):
-        report.step(GREY, BLOCKED)
-    assert report.light_context() is None

@@ -284,9 +284,9 @@ def test_final_traffic_scenario_wires_lights_in_both_runtimes():
     lights = [s for s in node_specs(sc) if s.executable == 'thymio_traffic_light']
     assert [(s.name, s.namespace) for s in lights] == [('traffic_light', f'/{n}') for n in names]
     clearance = {s.namespace: s.parameters['clearance'] for s in lights}
-    # The crossroad's all red outlasts a left turn (15.5 s); the locations' 9 s let a committed road robot clear the merge.
+    # The crossroad's all red outlasts a left turn (15.5 s); the locations' 15 s let a committed road robot clear the merge.
     assert {v for k, v in clearance.items() if k.startswith('/light_X1')} == {16.0}
-    assert {v for k, v in clearance.items() if not k.startswith('/light_X1')} == {9.0}
+    assert {v for k, v in clearance.items() if not k.startswith('/light_X1')} == {15.0}
     assert lights[0].parameters['battery_decay'] is False
     assert sc.controller['avoidance'] == 'v2' and sc.ir is not None
     assert sc.controller['light_timeout'] == 10   # no robot held for good at the edge of a light's range

@@ -116,10 +116,11 @@ class ControllerParams:
     obey_lights: bool = True
     light_timeout: int = 0
     light_siding_count: int = 40
-    #: Improved rules: counts of driving past a location's siding entry (after its blind crossing)
-    #: during which a robot on the road obeys the location's light. Past them (112 counts at the
-    #: lowest speed are 54 cm: 31 cm before the merge with the shipped 0.5 m parallel, where the
-    #: robot starts to hear the light 36 cm before it) it has committed and drives through a red:
+    #: Improved rules: how far past a location's siding entry a robot on the road obeys the
+    #: location's light, in events at the lowest speed (its wheel commands are summed, so a robot
+    #: slowed behind another counts less). Past it (22 + 112 events at the lowest speed are 64 cm:
+    #: 31 cm before the merge with the shipped 0.5 m parallel, where the robot starts to hear the
+    #: light 36 cm before it) it has committed and drives through a red:
     #: stopped closer, it stood beside the start of the siding's exit curve (27 cm before the
     #: merge), in the way of the robot the light let out next (docs/traffic.md).
     light_road_count: int = 112
@@ -278,6 +279,7 @@ class RoadController:
         self.right_of_way = RightOfWay(self.params.robot_id, self.params.blocked_count) if self.improved else None
         self.obstructed = False
         self._last_obstructed = False
+        self._merge_travel = 0
         #: Steps since it started making way (None: not making way), then since it stopped.
         self._making_way: int | None = None
         self._holding: int | None = None
@@ -300,6 +302,12 @@ class RoadController:
         wheels = self._step(ground, prox)
         if self.right_of_way is not None:
             self.right_of_way.tick(self.obstructed)
+            if self.action is Action.LOCATION and self.counter_continue == 1 and self.state is not State.STOP:
+                # The distance driven past the siding's entry, in motor units per event: a robot
+                # slowed behind another must not commit before it is near the merge.
+                self._merge_travel += max(0, (wheels[0] + wheels[1]) // 2)
+            else:
+                self._merge_travel = 0
         return wheels
 
     def _step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -496,8 +504,6 @@ class RoadController:
 
     def _action(self, follow: int, read: int) -> None:
         """ACTION: follow the line (gain 2) and act on each mark as decided."""
-        if self.improved and self.action is Action.LOCATION and not self.obstructed:
-            self.counter += 1  # the distance past the siding entry (light_road_count)
         if self.action in (Action.BRANCHING, Action.LOCATION) and self.counter_continue >= 2:
             # "If continue was chosen, return to road state after two readings."
             self._leave_intersection()
@@ -725,7 +731,8 @@ class RoadController:
         if self.action is Action.CROSSROAD and self.state is State.ACTION and self.counter_continue == 0:
             return 'crossroad', self.previous_node
         if self.action is Action.LOCATION and self.state is State.ACTION and self.counter_continue == 1:
-            if self.improved and self.counter > self.params.crossing + self.params.light_road_count:
+            p = self.params
+            if self.improved and self._merge_travel > (p.crossing + 1 + p.light_road_count) * p.speed_low:
                 return None  # committed to the merge (light_road_count)
             return 'road', self.current_node
         if self.light_lane == 'siding' and (self.delivering or self.state in (State.EXIT, State.ROAD)):
