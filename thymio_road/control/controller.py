@@ -807,6 +807,10 @@ class RoadController:
         add_left, add_right = adiv(diff, k), adiv(-diff, k)
         left, right = self.speed + add_left, self.speed + add_right
         front = max(prox[1], prox[2], prox[3])
+        if self.improved and self.light_lane == 'siding':
+            # Leaving a siding, the robot turns left into the road: a road robot beside it is
+            # seen only by the front-left sensor (the parallel lanes of §7.2 do not see each other).
+            front = max(front, prox[0])
         if (p.avoidance != 'off' and front > p.obs_threshold
                 and self.state in (State.ROAD, State.ACTION, State.EXIT)):
             if p.avoidance == 'v2':
