@@ -289,7 +289,7 @@ def test_final_traffic_scenario_wires_lights_in_both_runtimes():
     assert {v for k, v in clearance.items() if not k.startswith('/light_X1')} == {15.0}
     assert lights[0].parameters['battery_decay'] is False
     assert sc.controller['avoidance'] == 'v2' and sc.ir is not None
-    assert sc.controller['light_timeout'] == 10   # no robot held for good at the edge of a light's range
+    assert sc.controller['light_timeout'] == 100  # no robot held for good at the edge of a light's range
 
 
 def _scenario(tmp_path, **extra):
