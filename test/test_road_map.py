@@ -94,6 +94,15 @@ BAD_MAPS = {
         {'id': 'q', 'start': [0.1, 0.225, 0], 'pieces': [{'straight': 0.8}]}],
         barcodes=[{'road': 'r', 'at': 0.1, 'code': 3}]), "overlaps road 'q'"),
     'mark with a code': (straight_map(marks=[{'road': 'r', 'at': 0.1, 'code': 2}]), 'carries no code'),
+    'barcode on a tight arc': (straight_map(size=[1.2, 1.2], roads=[
+        {'id': 'r', 'start': [0.6, 0.1, 0], 'closed': True, 'pieces': [{'arc': {'radius': 0.3, 'angle_deg': 360}}]}],
+        barcodes=[{'road': 'r', 'at': 0.5, 'code': 3}]),
+        "barcodes[0] 'barcode0'.at: 0.5..0.608 m lies on an arc of radius 0.3 m (0.000..1.885 m of road 'r')"),
+    'barcode min arc radius': (straight_map(barcode_min_arc_radius=-1), 'map.barcode_min_arc_radius: must be in'),
+    'closed road aside': (straight_map(size=[1.2, 1.2], roads=[
+        {'id': 'r', 'start': [0.6, 0.1, 0], 'closed': True,
+         'pieces': [{'arc': {'radius': 0.3, 'angle_deg': 180}}, {'straight': 0.1}, {'arc': {'radius': 0.29, 'angle_deg': 180}}]}]),
+        "'r': closed road does not close: it ends 102.0 mm and 0.0° away from its start, and not pointing at it"),
     'bad start': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.25], 'pieces': [{'straight': 0.2}]}]),
                   "'r'.start: must be [x, y, heading_deg]"),
 }
@@ -110,6 +119,29 @@ def test_malformed_maps_are_rejected_naming_file_and_element(tmp_path, case):
     message = str(info.value)
     assert message.startswith(str(path) + ':')
     assert expected in message
+
+
+def test_a_closed_road_gets_its_last_straight():
+    """`closed: true` adds the straight from where the pieces end to the start, if they end pointing at it."""
+    m = parse_map(straight_map(size=[1.2, 1.0], roads=[
+        {'id': 'r', 'start': [0.6, 0.2, 0], 'closed': True,
+         'pieces': [{'arc': {'radius': 0.2, 'angle_deg': 180}}, {'straight': 0.3}, {'arc': {'radius': 0.2, 'angle_deg': 180}}]}]),
+        'inline')
+    road = m.road('r')
+    assert road.length == pytest.approx(0.6 + 2 * math.pi * 0.2)
+    assert road.pose_at(road.length - 1e-9)[:2] == pytest.approx((0.6, 0.2), abs=1e-6)
+    assert [type(p).__name__ for p in road.pieces] == ['Arc', 'Straight', 'Arc', 'Straight']
+
+
+def test_a_barcode_may_lie_on_a_wide_arc_or_where_the_map_allows_it():
+    road = {'id': 'r', 'start': [0.6, 0.1, 0], 'closed': True, 'pieces': [{'arc': {'radius': 0.5, 'angle_deg': 360}}]}
+    wide = parse_map(straight_map(size=[1.2, 1.2], roads=[road], barcodes=[{'road': 'r', 'at': 0.5, 'code': 3}]),
+                     'inline')
+    assert len(wide.barcodes) == 1
+    tight = dict(road, pieces=[{'arc': {'radius': 0.3, 'angle_deg': 360}}])
+    allowed = parse_map(straight_map(size=[1.2, 1.2], roads=[tight], barcode_min_arc_radius=0.2,
+                                     barcodes=[{'road': 'r', 'at': 0.5, 'code': 3}]), 'inline')
+    assert len(allowed.barcodes) == 1
 
 
 def test_yaml_syntax_error_names_line(tmp_path):

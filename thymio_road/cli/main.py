@@ -115,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     swarmcom_cli.register(sub)
     from thymio_road.experiments import barcodes as barcode_experiments
     barcode_experiments.register(sub)
+    from thymio_road.experiments import turns as turn_experiments
+    turn_experiments.register(sub)
     from thymio_road.cli import tools as cli_tools; cli_tools.register(sub, map_sub)
     from thymio_road.cli import ros_graph; ros_graph.register(sub)
     from thymio_road.cli import bag as cli_bag; cli_bag.register(sub, map_sub)

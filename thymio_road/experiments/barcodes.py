@@ -77,6 +77,28 @@ def oval_track(straight: float = 2.0, radius: float = 0.6, spacing: float = 0.3,
     return data
 
 
+def arc_track(radius: float, direction: str = 'left', spacing: float = 0.3) -> dict:
+    """A circle of `radius` with barcodes of codes 1..7 all round it: every read is on the arc.
+
+    Left turns put the bits on the outside of the turn, right turns on the inside. The map lowers
+    `barcode_min_arc_radius` to 0, since measuring below the loader's limit is the point.
+    """
+    turn = 360 if direction == 'left' else -360
+    y0 = 0.2 if direction == 'left' else 0.2 + 2 * radius
+    lap = 2 * math.pi * radius
+    count = max(1, int(lap // spacing))
+    step = lap / count
+    return {
+        'name': f'barcode_arc_{direction}_{radius * 100:g}cm',
+        'size': [round(2 * radius + 0.4, 3), round(2 * radius + 0.4, 3)],
+        'barcode_min_arc_radius': 0.0,
+        'roads': [{'id': 'loop', 'start': [0.2 + radius, y0, 0], 'closed': True,
+                   'pieces': [{'arc': {'radius': radius, 'angle_deg': turn}}]}],
+        'barcodes': [{'id': f'b{k}', 'road': 'loop', 'at': round(k * step + 0.05, 4), 'code': k % 7 + 1}
+                     for k in range(count) if k * step + 0.05 + BARCODE_BITS * BIT_LENGTH < lap - 0.01],
+    }
+
+
 def turn_track(distance: float, radius: float = 0.12, leg: float = 0.6, direction: str = 'right'
                ) -> dict:
     """A square loop of four 90° turns, a barcode `distance` after the end of each turn.
@@ -233,6 +255,20 @@ def after_turn(out: Path, distances_cm: list[float], speeds: list[int], laps: fl
     return rows
 
 
+def on_arc(out: Path, radii_cm: list[float], speeds: list[int], laps: float, seed: int,
+           directions: tuple[str, ...] = ('left', 'right')) -> list[dict]:
+    """Read success on arcs against their radius (issue #13: the loader's BARCODE_MIN_ARC_RADIUS)."""
+    rows = []
+    for direction in directions:
+        for speed in speeds:
+            for k, r in enumerate(radii_cm):
+                run = run_track(arc_track(r / 100, direction), out / 'tracks', speed, laps, seed + k)
+                rows.append({'direction': direction, 'speed': speed, 'radius_cm': r, **run.score.as_dict(),
+                             'road_losses': run.road_losses})
+    _write_csv(out / 'on_arc.csv', rows)
+    return rows
+
+
 def false_triggers(out: Path, speed: int, laps: float, seed: int, robots: int = 5) -> list[dict]:
     """§9: triggers on sharp right turns (no barcode on the track), report security vs strict."""
     rows = []
@@ -330,11 +366,11 @@ def _plot_false_triggers(path: Path, rows: list[dict]) -> None:
 # --- CLI ---------------------------------------------------------------------------------------------
 
 def register(sub: Any) -> None:
-    """`thymio-road barcodes sweep|after-turn|false-triggers` (CSV + PNG + JSON in --out)."""
+    """`thymio-road barcodes sweep|after-turn|on-arc|false-triggers` (CSV + PNG + JSON in --out)."""
     parser = sub.add_parser('barcodes', help="rerun the report's barcode-reading experiments")
     commands = parser.add_subparsers(metavar='EXPERIMENT')
     sweep = commands.add_parser('sweep', help='read success against speed (Fig. 8)')
-    speeds = _number_list(MIN_SPEED, MAX_SPEED, integer=True)
+    speeds = number_list(MIN_SPEED, MAX_SPEED, integer=True)
     laps = arg_float(0, 1000, low_open=True)
     sweep.add_argument('--speeds', type=speeds, default='100:500:10', help='START:STOP:STEP or a comma list')
     sweep.add_argument('--laps', type=laps, default=1.0, help='laps per speed (10 barcodes a lap)')
@@ -342,17 +378,23 @@ def register(sub: Any) -> None:
                        help='laps at each of 150, 260, 410 for the trigger/decode rates (0: skip)')
     sweep.set_defaults(func=_cmd_sweep)
     turn = commands.add_parser('after-turn', help='read success against distance after a turn (Figs. 13/15)')
-    turn.add_argument('--distances', type=_number_list(0, 50), default='0,1,2,3,4,5,6,8',
+    turn.add_argument('--distances', type=number_list(0, 50), default='0,1,2,3,4,5,6,8',
                       help='cm after the end of the turn')
     turn.add_argument('--speeds', type=speeds, default='150,260')
     turn.add_argument('--laps', type=laps, default=6.0, help='laps per point (4 barcodes a lap)')
     turn.set_defaults(func=_cmd_after_turn)
+    arc = commands.add_parser('on-arc', help='read success on arcs against their radius')
+    arc.add_argument('--radii', type=number_list(5, 500), default='15,20,30,40,50,65,80,100',
+                     help='arc radii [cm]')
+    arc.add_argument('--speeds', type=speeds, default='150,260,410')
+    arc.add_argument('--laps', type=laps, default=3.0)
+    arc.set_defaults(func=_cmd_on_arc)
     false = commands.add_parser('false-triggers', help='triggers on sharp right turns (§9)')
     false.add_argument('--speed', type=arg_int(MIN_SPEED, MAX_SPEED), default=150)
     false.add_argument('--laps', type=laps, default=5.0)
     false.add_argument('--robots', type=arg_int(1, 100), default=5, help='robots with different grey references')
     false.set_defaults(func=_cmd_false)
-    for p in (sweep, turn, false):
+    for p in (sweep, turn, arc, false):
         p.add_argument('--out', type=Path, default=Path('runs/barcodes'))
         p.add_argument('--seed', type=arg_int(0, 2 ** 31 - 1), default=1)
 
@@ -369,7 +411,7 @@ def _numbers(text: str) -> list[float]:
 MAX_POINTS = 1000
 
 
-def _number_list(low: float, high: float, integer: bool = False) -> Any:
+def number_list(low: float, high: float, integer: bool = False) -> Any:
     """An argparse type for START:STOP:STEP or a comma list, every value in [low, high]."""
     def parse(text: str) -> list[float]:
         form = 'START:STOP:STEP (STEP > 0, STOP >= START) or a comma list'
@@ -413,6 +455,14 @@ def _cmd_after_turn(args: argparse.Namespace) -> int:
     for r in rows:
         print(f"speed {r['speed']}, {r['distance_cm']:g} cm: {100 * r['success_rate']:.0f} % "
               f"of {r['passes']} passes")
+    return 0
+
+
+def _cmd_on_arc(args: argparse.Namespace) -> int:
+    rows = on_arc(args.out, args.radii, [int(v) for v in args.speeds], args.laps, args.seed)
+    for r in rows:
+        print(f"{r['direction']:>5} turn, radius {r['radius_cm']:g} cm, speed {r['speed']}: "
+              f"{100 * r['success_rate']:.0f} % of {r['passes']} passes, {r['road_losses']} road losses")
     return 0
 
 

@@ -28,6 +28,12 @@ DEFAULT_WIDTH = 0.018
 #: grey reference (GREY_REF 500 ↔ grey 0.44 ↔ 1.8 mm right of centre; sensors 23 mm apart).
 RIGHT_SENSOR_OFFSET = 0.0018 + 0.023
 
+#: Smallest radius of an arc a barcode (not a one-bit mark) may lie on, at its centre line: on
+#: tighter arcs the right sensor sweeps across the bits, or leaves them, while it reads (the
+#: report printed its barcodes on straights). Measured by `thymio-road barcodes on-arc`
+#: (docs/barcodes.md); a map may lower it with `barcode_min_arc_radius` to measure below it.
+BARCODE_MIN_ARC_RADIUS = 0.5
+
 #: Table 6: meaning of a code read on the road.
 ROAD_CODES = {1: 'low speed', 2: 'medium speed', 3: 'high speed', 4: 'branching',
               5: 'crossroad', 6: 'location', 7: 'roundabout'}

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from thymio_road.map.barcode import BARCODE_BITS, DEFAULT_GAP, DEFAULT_WIDTH, RIGHT_SENSOR_OFFSET, Barcode
+from thymio_road.map.barcode import (BARCODE_BITS, BARCODE_MIN_ARC_RADIUS, DEFAULT_GAP, DEFAULT_WIDTH,
+                                     RIGHT_SENSOR_OFFSET, Barcode)
 from thymio_road.map.checks import check_crossings, check_network
 from thymio_road.map.dubins import dubins
 from thymio_road.map.geometry import Arc, Piece, Straight, wrap_angle
 from thymio_road.map.intersections import ROAD_WIDTH, Generated, branching, crossroad, location, roundabout
 from thymio_road.map.road_map import MAX_RESOLUTION, MapError, Road, RoadMap
+from thymio_road.map.turns import check_turns
 from thymio_road.map.validation import Fields, load_yaml, show
 
 #: A closed road must end where it starts, within these tolerances.
@@ -49,6 +51,8 @@ def parse_map(data: Any, source: str) -> RoadMap:
     roads_data = top.require('roads', list)
     barcodes_data = top.optional('barcodes', list, [])
     marks_data = top.optional('marks', list, [])
+    min_arc = top.optional('barcode_min_arc_radius', float, BARCODE_MIN_ARC_RADIUS)
+    turn_limits = top.optional('turn_limits', bool, True)
     elements = top.optional('intersections', list, [])
     top.done()
 
@@ -60,6 +64,8 @@ def parse_map(data: Any, source: str) -> RoadMap:
         top.fail('road_width', f'must be between 0.005 and 0.2 m, got {road_width}')
     if not roads_data:
         top.fail('roads', 'must list at least one road')
+    if not 0 <= min_arc <= MAX_PIECE:
+        top.fail('barcode_min_arc_radius', f'must be in 0..{MAX_PIECE:g} m, got {min_arc}')
 
     roads: list[Road] = []
 
@@ -93,12 +99,12 @@ def parse_map(data: Any, source: str) -> RoadMap:
         for road_data in extra.roads:
             add(_parse_road(road_data, source, f"{where} road '{road_data['id']}'", road_width, {}), where)
         generated.extend(extra)
-    barcodes = [_parse_barcode(d, source, f'barcodes[{i}]', roads, road_width, BARCODE_BITS)
-                 for i, d in enumerate(barcodes_data)]
+    barcodes = [_parse_barcode(d, source, f'barcodes[{i}]', roads, road_width, BARCODE_BITS, min_arc)
+                for i, d in enumerate(barcodes_data)]
     barcodes += [_parse_barcode(d, source, f'marks[{i}]', roads, road_width, 1)
                  for i, d in enumerate(marks_data)]
     barcodes += [_parse_barcode(d, source, f"intersection barcode '{d['id']}'", roads, road_width,
-                                BARCODE_BITS) for d in generated.barcodes]
+                                BARCODE_BITS, min_arc) for d in generated.barcodes]
     barcodes += [_parse_barcode(d, source, f"intersection mark '{d['id']}'", roads, road_width, 1)
                  for d in generated.marks]
     road_map = RoadMap(name, source, width, height, resolution, walls, road_width, tuple(roads),
@@ -107,12 +113,14 @@ def parse_map(data: Any, source: str) -> RoadMap:
         _check_inside(road_map, road, i)
     _check_barcodes(road_map)
     check_crossings(road_map, owners)
+    if turn_limits:  # off only for tracks that measure the limits (`thymio-road turns`)
+        check_turns(road_map, owners)
     check_network(road_map)
     return road_map
 
 
 def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_width: float,
-                   bits: int) -> Barcode:
+                   bits: int, min_arc: float = 0.0) -> Barcode:
     f = Fields(data, source, ctx, MapError)
     road_id = f.require('road', str)
     at = f.require('at', float)
@@ -149,6 +157,11 @@ def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_wid
         overlaps = barcode.at < offset + piece.length and barcode.end > offset
         if overlaps and isinstance(piece, Arc) and piece.turn < 0 and piece.radius <= u_out:
             f.fail('at', f'the bits would cross the centre of a right turn of radius {piece.radius} m')
+        if overlaps and isinstance(piece, Arc) and bits > 1 and piece.radius < min_arc:
+            f.fail('at', f"{at}..{barcode.end:.3f} m lies on an arc of radius {piece.radius:g} m "
+                         f"({offset:.3f}..{offset + piece.length:.3f} m of road '{road_id}'); barcodes "
+                         f"are read reliably only on straights and arcs of radius >= {min_arc:g} m "
+                         '(docs/barcodes.md, "Barcodes on arcs"): move it onto a straight')
     return barcode
 
 
@@ -254,15 +267,35 @@ def _parse_road(data: Any, source: str, where: str, width: float,
             piece = _parse_piece(piece_data, source, f'{ctx} (to {target}) pieces[{j}]', x, y, heading, width)
             pieces.append(piece)
             x, y, heading = piece.pose_at(piece.length)
-    road = Road(road_id, tuple(pieces), closed, layer)
     if closed:
-        x0, y0, h0 = pieces[0].x, pieces[0].y, pieces[0].heading
-        gap = math.hypot(x - x0, y - y0)
-        turn = abs(float(wrap_angle(heading - h0)))
-        if gap > CLOSE_TOLERANCE or turn > CLOSE_ANGLE_TOLERANCE:
+        closing = _closing_straight(pieces, x, y, heading)
+        if closing is None:
+            x0, y0, h0 = pieces[0].x, pieces[0].y, pieces[0].heading
+            gap = math.hypot(x - x0, y - y0)
+            turn = abs(float(wrap_angle(heading - h0)))
             raise MapError(f'{source}: {ctx}: closed road does not close: it ends '
-                           f'{gap * 1000:.1f} mm and {math.degrees(turn):.1f}° away from its start')
-    return road
+                           f'{gap * 1000:.1f} mm and {math.degrees(turn):.1f}° away from its start, and '
+                           'not pointing at it, where a closing straight would be added')
+        if closing > CLOSE_TOLERANCE:
+            pieces.append(Straight(x, y, heading, closing))
+    return Road(road_id, tuple(pieces), closed, layer)
+
+
+def _closing_straight(pieces: list[Piece], x: float, y: float, heading: float) -> float | None:
+    """The straight that closes a closed road (0 if it ends at its start), or None if none does.
+
+    A closed road may stop short of its start, heading the start's way with the start straight
+    ahead: the loader adds that last straight, so that a loop's lengths need not be worked out
+    to the tenth of a millimetre by hand.
+    """
+    x0, y0, h0 = pieces[0].x, pieces[0].y, pieces[0].heading
+    if abs(float(wrap_angle(heading - h0))) > CLOSE_ANGLE_TOLERANCE:
+        return None
+    ahead = (x0 - x) * math.cos(heading) + (y0 - y) * math.sin(heading)
+    aside = -(x0 - x) * math.sin(heading) + (y0 - y) * math.cos(heading)
+    if abs(aside) > CLOSE_TOLERANCE or ahead < -CLOSE_TOLERANCE or ahead > MAX_PIECE:
+        return None
+    return max(ahead, 0.0)
 
 
 #: Intersection ids: they become parts of ROS names (a traffic light's namespace /light_<id>).
