@@ -161,7 +161,7 @@ def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_wid
             f.fail('at', f"{at}..{barcode.end:.3f} m lies on an arc of radius {piece.radius:g} m "
                          f"({offset:.3f}..{offset + piece.length:.3f} m of road '{road_id}'); barcodes "
                          f"are read reliably only on straights and arcs of radius >= {min_arc:g} m "
-                         '(docs/barcodes.md, "Barcodes on arcs"): move it onto a straight')
+                         '(docs/maps.md, "Barcodes on arcs"): move it onto a straight')
     return barcode
 
 
