@@ -2,10 +2,10 @@
 import pytest
 
 from thymio_road.control.controller import ControllerParams, RoadController, State, Action
-from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, RightOfWay, Role, announce_code,
-                                              blocked_code, outranks)
+from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, RightOfWay, Role,
+                                              announce_code, blocked_code, outranks, waiting_code)
 from thymio_road.control.traffic_light import decode
-from thymio_road.map.lights import CODE_MAX, CODE_MIN
+from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
 from swarm_comm.prox_comm import PAYLOAD_MAX
 
 FRONT = [0, 0, 2000, 0, 0, 0, 0]
@@ -17,7 +17,7 @@ BLOCKED = [0, 0, 3500, 0, 0, 0, 0]
 
 def test_codes_fit_ten_bits_and_never_read_as_light_codes():
     codes = [announce_code(r, i) for r in Role for i in range(1, MAX_ID + 1)] + \
-            [blocked_code(i) for i in range(1, MAX_ID + 1)]
+            [blocked_code(i) for i in range(1, MAX_ID + 1)] + [waiting_code(i) for i in range(1, MAX_ID + 1)]
     assert max(codes) <= 1023 <= PAYLOAD_MAX
     assert len(set(codes)) == len(codes)
     assert not any(CODE_MIN <= c <= CODE_MAX for c in codes)
@@ -223,3 +223,45 @@ def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     assert not ambulance.stopped_by_light and ambulance.role() is Role.PRIORITY
 
 
+
+
+def _blocked(robot, steps, hear=()):
+    """Drive 2 s, then stand blocked in front for `steps` events, hearing `hear` each event;
+    returns the make_way events and what the robot sent."""
+    for _ in range(20):
+        robot.step(GREY, CLEAR)
+    sent = []
+    for _ in range(steps):
+        for code in hear:
+            robot.on_comm(code, FRONT)
+        robot.step(GREY, BLOCKED)
+        sent.append(robot.tx_value())
+    return [e for e in robot.drain_events() if e.kind == 'make_way'], sent
+
+
+def test_blocked_long_a_robot_gives_up_its_way_later_in_a_queue_at_a_light():
+    """Away from lights a robot blocked give_up_count (30 s) makes way itself; in a queue at a
+    light (a light heard lately, or a robot in front that says it waits) only after 60 s."""
+    alone, _ = _blocked(_improved(5), 320)
+    assert [e.data['reason'] for e in alone] == ['gave_up']
+    for hear in ([STOP + 7], [waiting_code(9)]):
+        early, _ = _blocked(_improved(5), 590, hear)
+        assert early == []
+        late, _ = _blocked(_improved(5), 620, hear)
+        assert [e.data['reason'] for e in late] == ['gave_up']
+
+
+def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
+    held = _improved(2)
+    held.stopped_by_light = True
+    codes = set()
+    for _ in range(4):
+        held.right_of_way.tick(False)
+        codes.add(held.tx_value())
+    assert codes == {announce_code(held.role(), 2), waiting_code(2)}
+    # Behind it: blocked, it hears "waiting" and passes it on instead of "blocked by".
+    _, sent = _blocked(_improved(5), 40, [announce_code(Role.ROAD, 2), waiting_code(2)])
+    assert waiting_code(5) in sent and blocked_code(2) not in sent
+    # Blocked behind a robot that does not wait, it asks it to make way.
+    _, sent = _blocked(_improved(5), 40, [announce_code(Role.ROAD, 2)])
+    assert blocked_code(2) in sent and waiting_code(5) not in sent

@@ -20,6 +20,9 @@ from thymio_road.map.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
 SPEED_CM_PER_UNIT = 0.032
 BIT_CM = BIT_LENGTH * 100
 EVENT_PERIOD = 0.1
+#: Events (0.1 s) after the last light code heard during which the robot counts as near a light
+#: (the lights send every 0.1 s): there, a robot blocked long gives up its way later.
+LIGHT_NEAR = 20
 
 
 class State(enum.Enum):
@@ -274,6 +277,8 @@ class RoadController:
         self.light_lane_count = 0
         self._light_stopped_lane: tuple[str, int | None] | None = None
         self._light_quiet = 0
+        #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR).
+        self._since_light = LIGHT_NEAR + 1
         # Right of way (traffic_rules 'improved'; control/right_of_way.py).
         self.improved = self.params.traffic_rules == 'improved'
         self.right_of_way = RightOfWay(self.params.robot_id, self.params.blocked_count) if self.improved else None
@@ -635,7 +640,7 @@ class RoadController:
         """What the robot sends by IR this period (0: nothing; only with the improved rules)."""
         if self.right_of_way is None:
             return 0
-        return self.right_of_way.tx(self.role())
+        return self.right_of_way.tx(self.role(), self.stopped_by_light)
 
     def _right_of_way_step(self, follow: int, prox: list[int]) -> tuple[int, int] | None:
         """Making way, waiting after it, or yielding: the wheels, or None to drive as usual."""
@@ -655,7 +660,11 @@ class RoadController:
             self.events.append(Event('resume', {}))
         role = self.role()
         other, reason = row.must_make_way(role), 'outranked'
-        if other is None and row.blocked >= p.give_up_count and role is not Role.PRIORITY:
+        # In a queue at a light (or within earshot of one) a robot waits twice as long before it
+        # gives up: a red can outlast give_up_count, and a robot reading X1's code behind one held
+        # at the red gave up, backed over the code and read it as a branching's (15 robots, seed 5).
+        queued = row.in_light_queue(self.stopped_by_light) or self._since_light <= LIGHT_NEAR
+        if other is None and role is not Role.PRIORITY and row.blocked >= p.give_up_count * (2 if queued else 1):
             other, reason = row.ahead() or 0, 'gave_up'
         if other is not None and self.state in (State.ROAD, State.ACTION, State.EXIT, State.CONTINUE, State.READ):
             if self.state is State.READ:
@@ -708,6 +717,7 @@ class RoadController:
         decoded = decode(code)
         if decoded is None:
             return
+        self._since_light = 0
         command, node = decoded
         lane = self._light_stopped_lane if self.stopped_by_light else self.light_context()
         if lane is None:
@@ -772,6 +782,7 @@ class RoadController:
 
     def _light_tick(self) -> bool:
         """Each event: the timeout (when set), the end of the siding lane; True while held by a light."""
+        self._since_light = min(self._since_light + 1, LIGHT_NEAR + 1)
         if self.stopped_by_light or not self.increment_counter:
             self._light_quiet += 1
             if self.params.light_timeout and self._light_quiet > self.params.light_timeout:

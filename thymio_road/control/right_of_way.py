@@ -11,7 +11,9 @@ Each robot sends, by proximity communication (0.1 s period, as the lights), who 
   it is on (:class:`Role`): a priority vehicle, a robot inside an intersection (on the ring,
   crossing), a robot on the road, a robot about to enter;
 - ``BLOCKED_BY + id`` (128..191), every other period while it has stood still for
-  ``blocked_count`` events behind an obstacle: the id of the robot it hears strongest in front.
+  ``blocked_count`` events behind an obstacle: the id of the robot it hears strongest in front;
+- ``WAITING + id`` (512..575), every other period instead, while it waits in a queue at a light:
+  held by the light itself, or blocked behind a robot that says it waits.
 
 The rules, which cannot leave two robots waiting for each other:
 
@@ -24,7 +26,9 @@ The rules, which cannot leave two robots waiting for each other:
   for a lower one;
 - a robot blocked for ``give_up_count`` events without being helped makes way itself (the other
   may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways);
-  a priority vehicle never does;
+  a priority vehicle never does. In a queue at a light (it hears a waiting robot in front) it
+  gives up only after twice as long: a red can outlast ``give_up_count``, and a robot that backed
+  away from a queue at X1 backed over the crossroad's code and misread it (15 robots, seed 5);
 - a robot held by a traffic light that hears a priority vehicle behind it drives on (report §11:
   the others give way to an ambulance), and a priority vehicle passes red lights.
 
@@ -38,6 +42,7 @@ from dataclasses import dataclass
 
 BLOCKED_BY = 128
 ANNOUNCE = 256
+WAITING = 512
 MAX_ID = 63
 #: Receivers 0-4 are the front sensors (Aseba order), 5-6 the rear ones.
 FRONT_SENSORS = 5
@@ -70,6 +75,10 @@ def blocked_code(robot_id: int) -> int:
     return BLOCKED_BY + robot_id
 
 
+def waiting_code(robot_id: int) -> int:
+    return WAITING + robot_id
+
+
 def outranks(role_a: int, id_a: int, role_b: int, id_b: int) -> bool:
     """Whether robot a goes before robot b: higher role, then the lower id."""
     return (role_a, -id_a) > (role_b, -id_b)
@@ -90,6 +99,8 @@ class RightOfWay:
         self.blocking: int | None = None
         #: Events this robot has stood still behind an obstacle.
         self.blocked = 0
+        #: Events since a robot in front last said it waits at a light (None: not lately).
+        self.waiting_ahead: int | None = None
         self._events = 0
 
     def hear(self, code: int, intensities: Sequence[int] | None) -> bool:
@@ -105,6 +116,10 @@ class RightOfWay:
             if code - BLOCKED_BY == self.robot_id and front > 0:
                 self.blocking = 0
             return True
+        if WAITING <= code <= WAITING + MAX_ID:
+            if code - WAITING != self.robot_id and front > 0:
+                self.waiting_ahead = 0
+            return True
         return False
 
     def tick(self, obstructed: bool) -> None:
@@ -118,6 +133,10 @@ class RightOfWay:
             self.blocking += 1
             if self.blocking > FRESH + 1:
                 self.blocking = None
+        if self.waiting_ahead is not None:
+            self.waiting_ahead += 1
+            if self.waiting_ahead > FRESH + 1:
+                self.waiting_ahead = None
         self.blocked = self.blocked + 1 if obstructed else 0
 
     def ahead(self) -> int | None:
@@ -125,12 +144,20 @@ class RightOfWay:
         front = [(h.front, -robot, robot) for robot, h in self.heard.items() if h.front > 0]
         return max(front)[2] if front else None
 
-    def tx(self, role: Role) -> int:
-        """The value to send this period: the announcement, alternating with "blocked by"."""
-        if self.blocked >= self.blocked_count and self._events % 2:
-            robot = self.ahead()
-            if robot is not None:
-                return blocked_code(robot)
+    def in_light_queue(self, held_by_light: bool) -> bool:
+        """Held by a light, or standing behind a robot in front that says it waits at one."""
+        return held_by_light or (self.blocked > 0 and self.waiting_ahead is not None)
+
+    def tx(self, role: Role, held_by_light: bool = False) -> int:
+        """The value to send this period: the announcement, alternating with "waiting" in a
+        queue at a light, or else with "blocked by" (asking the robot ahead to make way)."""
+        if self._events % 2:
+            if self.in_light_queue(held_by_light):
+                return waiting_code(self.robot_id)
+            if self.blocked >= self.blocked_count:
+                robot = self.ahead()
+                if robot is not None:
+                    return blocked_code(robot)
         return announce_code(role, self.robot_id)
 
     def higher_ahead(self, role: Role) -> int | None:
