@@ -42,7 +42,7 @@ def check_turns(road_map: RoadMap, owners: dict[str, str]) -> None:
         if barcode.bits > 1 and barcode.code in SPEED_CODES and barcode.road not in owners:
             codes.setdefault(barcode.road, []).append((barcode.at, barcode.code))
     fastest = max((c for marks in codes.values() for _, c in marks), default=LOW)
-    for i, road in enumerate(road_map.roads):
+    for road in road_map.roads:
         marks = sorted(codes.get(road.id, []))
         for j, (piece, offset) in enumerate(zip(road.pieces, road.offsets)):
             if not isinstance(piece, Arc):
@@ -50,10 +50,11 @@ def check_turns(road_map: RoadMap, owners: dict[str, str]) -> None:
             if road.id in owners:
                 code, why = LOW, f'inside {owners[road.id]}, driven at low speed'
             else:
-                before = [c for at, c in marks if at < offset]
-                code = before[-1] if before else fastest
-                why = (f'after the speed barcode at {[at for at, _ in marks if at < offset][-1]:g} m' if before
-                       else "the fastest speed the map's barcodes set (no speed barcode before it on this road)")
+                before = [(at, c) for at, c in marks if at < offset]
+                if before:
+                    code, why = before[-1][1], f'after the speed barcode at {before[-1][0]:g} m'
+                else:
+                    code, why = fastest, "the fastest speed the map's barcodes set (no speed barcode before it on this road)"
             left, short = piece.turn > 0, abs(piece.sweep) <= SHORT_TURN
             if left:
                 limit = (MIN_LEFT_RADIUS if short else MIN_LEFT_RADIUS_LONG)[code]
