@@ -109,6 +109,14 @@ CASES = [
      {'m.yaml': a_map(roads=[{**ROAD, 'pieces': [{'straight': 1e300}]}])}, ['m.yaml', "roads[0] 'a' pieces[0]", '1e+300']),
     ('scenario-name-slash', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario(name='a/b')},
      ['s.yaml', 'scenario.name', "'a/b'"]),
+    ('map-tight-turn', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size=[1.4, 1.0], roads=[
+        {'id': 't', 'start': [0.1, 0.2, 0], 'pieces': [{'straight': 0.6}, {'arc': {'radius': 0.1, 'angle_deg': 90}}]}],
+        barcodes=[{'road': 't', 'at': 0.1, 'code': 3}])},
+     ['m.yaml', "road 't' pieces[1]", 'left turn of radius 0.1 m', 'high speed', 'at least 0.25 m']),
+    ('map-barcode-on-arc', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size=[1.0, 1.0], roads=[
+        {'id': 'c', 'start': [0.5, 0.1, 0], 'closed': True, 'pieces': [{'arc': {'radius': 0.3, 'angle_deg': 360}}]}],
+        barcodes=[{'road': 'c', 'at': 0.4, 'code': 1}])},
+     ['m.yaml', "barcodes[0] 'barcode0'.at", 'arc of radius 0.3 m', '>= 0.5 m']),
     ('map-size-word', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size='big')},
      ['m.yaml', 'map.size', "'big'"]),
     # --- files
