@@ -223,8 +223,6 @@ def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     assert not ambulance.stopped_by_light and ambulance.role() is Role.PRIORITY
 
 
-
-
 def _blocked(robot, steps, hear=()):
     """Drive 2 s, then stand blocked in front for `steps` events, hearing `hear` each event;
     returns the make_way events and what the robot sent."""

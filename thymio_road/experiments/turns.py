@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from thymio_road.experiments.barcodes import (MAX_SPEED, MIN_SPEED, number_list, arc_track, run_track,
+from thymio_road.experiments.barcodes import (MAX_SPEED, MIN_SPEED, arc_track, number_list, run_track,
                                               turn_track)
 from thymio_road.map.validation import arg_float, arg_int
 
@@ -27,7 +27,7 @@ def track(shape: str, radius: float, direction: str) -> dict:
 
 def measure(out: Path, shape: str, direction: str, speed: int, radii_cm: list[float], laps: float,
             seeds: list[int]) -> list[dict]:
-    """Road losses per radius, summed over the seeds, and the smallest radius with none."""
+    """One row per radius: the road losses summed over the seeds."""
     rows = []
     for r in radii_cm:
         losses = sum(run_track(track(shape, r / 100, direction), out / 'tracks', speed, laps, seed).road_losses
