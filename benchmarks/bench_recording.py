@@ -1,6 +1,6 @@
-"""What recording costs: real-time factor and bag size of final_traffic per recording profile.
+"""What recording costs: real-time factor and bag size of a scenario per recording profile.
 
-Run: python benchmarks/bench_recording.py [--robots 10] [--duration 60] [--no-breakdown]
+Run: python benchmarks/bench_recording.py [--scenario final_traffic] [--robots 10] [--duration 60] [--no-breakdown]
 
 Cases, each the same run (scenario, seed) from the start: no bag; `--record analysis` and
 `--record full`, each with zstd and with uncompressed chunks. Only the simulation loop and the
@@ -67,7 +67,7 @@ class DiscardingRecorder:
 
 
 def run_case(args, folder: Path, profile: str, compression: str = 'zstd', timed: bool = False):
-    scenario = load_scenario('final_traffic', robots=args.robots, duration=args.duration, seed=args.seed)
+    scenario = load_scenario(args.scenario, robots=args.robots, duration=args.duration, seed=args.seed)
     msgs.use_distro(scenario.ros_distro)
     recorder = None
     bag = folder / f'{profile}-{compression}-{timed}'
@@ -103,6 +103,7 @@ def run_case(args, folder: Path, profile: str, compression: str = 'zstd', timed:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--scenario', default='final_traffic', help='scenario name or file')
     parser.add_argument('--robots', type=int, default=10)
     parser.add_argument('--duration', type=float, default=60.0, help='simulated seconds per case')
     parser.add_argument('--seed', type=int, default=1)
@@ -110,8 +111,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        run_case(SimpleNamespace(robots=args.robots, duration=1.0, seed=args.seed), folder, 'none')  # warm-up
-        print(f'final_traffic, {args.robots} robots (+ the traffic lights), {args.duration:.0f} simulated s, '
+        run_case(SimpleNamespace(scenario=args.scenario, robots=args.robots, duration=1.0, seed=args.seed), folder, 'none')  # warm-up
+        print(f'{args.scenario}, {args.robots} robots, {args.duration:.0f} simulated s, '
               f'seed {args.seed}; one process; x real = simulated s per CPU s')
         print(f'{"recording":<20} {"x real":>10} {"vs none":>8} {"messages":>10} {"bag MB":>9} '
               f'{"MB/min":>7} {"zstd gain":>9}')
