@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from thymio_road.control.right_of_way import MAX_ID, RightOfWay, Role
+from thymio_road.control.right_of_way import FRONT_SENSORS, MAX_ID, RightOfWay, Role
 from thymio_road.map.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
 
 #: Report eq. (1), the barcode bit (§5) and the event period, for the matched reading.
@@ -161,6 +161,15 @@ class ControllerParams:
     make_way_hold_max: int = 100
     give_up_count: int = 300
     yield_max: int = 150
+    #: After leaving a branching by its link (EXIT's count ends half-way along it), a robot is
+    #: still merging into the other road for this many counts of travel at `speed_low` (the
+    #: link's last 30 cm at B1): it announces itself as entering and yields to the road. The
+    #: link meets the road at 60°, so the two robots see each other too late, side on: B1's
+    #: contacts (10 robots, seeds 1 and 4; issue #13).
+    branching_merge_count: int = 60
+    #: A robot that yields this long with the robot it yields to close in front (a front
+    #: sensor above `obs_threshold`) backs away as if asked to make way.
+    yield_face_count: int = 100
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -209,7 +218,7 @@ class ControllerParams:
         if self.traffic_rules == 'improved' and self.robot_id == 0:
             raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
         for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
-                     'yield_max'):
+                     'yield_max', 'branching_merge_count', 'yield_face_count'):
             if not 1 <= getattr(self, name) <= 10000:
                 raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
 
@@ -285,10 +294,14 @@ class RoadController:
         self.obstructed = False
         self._last_obstructed = False
         self._merge_travel = 0
+        #: Travel (motor units) since it left a branching by its link; None when not merging.
+        self._merging: int | None = None
         #: Steps since it started making way (None: not making way), then since it stopped.
         self._making_way: int | None = None
         self._holding: int | None = None
         self._yielded = 0
+        #: Events it has yielded with the robot it yields to close in front (yield_face_count).
+        self._facing = 0
         #: The last wheel commands driven forward, replayed backwards to make way (line following
         #: backwards is unstable: the sensors lead the wheels), and the forward steps after it
         #: during which marks already counted are not read again.
@@ -313,6 +326,11 @@ class RoadController:
                 self._merge_travel += max(0, (wheels[0] + wheels[1]) // 2)
             else:
                 self._merge_travel = 0
+            if self._merging is not None:
+                self._merging += max(0, (wheels[0] + wheels[1]) // 2)
+                if self._merging > self.params.branching_merge_count * self.params.speed_low \
+                        or self.action is not None:
+                    self._merging = None
         return wheels
 
     def _step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -503,7 +521,9 @@ class RoadController:
 
     def _leave_intersection(self) -> None:
         self.speed = self.saved_speed
-        self.events.append(Event('left', {'action': self.action.name.lower() if self.action else None}))
+        self.events.append(Event('left', {'action': self.action.name.lower() if self.action is not None else None}))
+        if self.improved and self.action is Action.BRANCHING and self.state is State.EXIT:
+            self._merging, self._yielded = 0, 0  # still on the link, short of the road it joins
         self.action = None
         self._set_state(State.ROAD)
 
@@ -629,6 +649,8 @@ class RoadController:
             return Role.INSIDE  # crossing blind: the one most in the way and least able to help it
         if self.action is Action.ROUNDABOUT and self.counter_continue == 0 and self.state is State.ACTION:
             return Role.ENTERING
+        if self._merging is not None:
+            return Role.ENTERING  # the end of a branching's link: the road it joins goes first
         if self.light_lane == 'siding' or self.delivering or (self.action is Action.LOCATION
                                                                and self.state is State.EXIT):
             return Role.ENTERING  # leaving a location's siding: the road has the right of way
@@ -670,10 +692,7 @@ class RoadController:
             if self.state is State.READ:
                 self._set_state(self.old_state)  # the barcode is read again on the way back
             row.blocked = 0
-            self._retrace = list(self._trail)
-            self._trail.clear()
-            self._making_way = 0
-            self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
+            self._start_making_way(other, reason, role)
             return self._right_of_way_step(follow, prox)
         if role is Role.ENTERING and self._yielded < p.yield_max:
             other = row.higher_ahead(role)
@@ -681,8 +700,26 @@ class RoadController:
                 if not self._yielded:
                     self.events.append(Event('yield', {'to': other}))
                 self._yielded += 1
+                # Yielding with the other robot close in front: the yield came late and this
+                # robot's nose is in the other's lane, where it stops the other (which may not
+                # hear it: IR cones). It backs away, as if asked to make way (R2's west entry:
+                # a ring robot stood 76 s for one that yielded to it; 10 robots, seed 5).
+                close = max(prox[:FRONT_SENSORS]) > p.obs_threshold
+                self._facing = self._facing + 1 if close else 0
+                if self._facing >= p.yield_face_count and self.state in (State.ACTION, State.ROAD):
+                    self._facing = 0
+                    self._start_making_way(other, 'in_its_way', role)
+                    return self._right_of_way_step(follow, prox)
                 return 0, 0
+        self._facing = 0
         return None
+
+    def _start_making_way(self, other: int, reason: str, role: Role) -> None:
+        """Back up the way it came (:meth:`_reverse`), then hold."""
+        self._retrace = list(self._trail)
+        self._trail.clear()
+        self._making_way = 0
+        self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
 
     def _reverse(self, prox: list[int]) -> tuple[int, int] | None:
         """Back up the way it came, its last forward commands replayed backwards, waiting while
