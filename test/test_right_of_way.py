@@ -5,7 +5,7 @@ from thymio_road.control.controller import ControllerParams, RoadController, Sta
 from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, FRESH, MAX_ID, RightOfWay, Role,
                                               announce_code, blocked_code, outranks, waiting_code)
 from thymio_road.control.traffic_light import decode
-from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
+from thymio_road.map.lights import CODE_MAX, CODE_MIN, GO, STOP
 from swarm_comm.prox_comm import PAYLOAD_MAX
 
 FRONT = [0, 0, 2000, 0, 0, 0, 0]
@@ -315,3 +315,24 @@ def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
     # Blocked behind a robot that does not wait, it asks it to make way.
     _, sent = _blocked(_improved(5), 40, [announce_code(Role.ROAD, 2)])
     assert blocked_code(2) in sent and waiting_code(5) not in sent
+
+
+def test_a_crossing_blocked_by_something_silent_ends_and_the_robot_follows_the_line():
+    """A location's light in front of a robot crossing blind: no robot says it is there."""
+    def crossing(action, hear):
+        c = _improved(5)
+        c.action, c.counter_continue = action, 1
+        c._set_state(State.CONTINUE)
+        for _ in range(c.params.give_up_count + 2):
+            for code in hear:
+                c.on_comm(code, FRONT)
+            c.step(GREY, BLOCKED)
+        return c, [e for e in c.drain_events() if e.kind in ('crossing_ended', 'make_way')]
+
+    c, events = crossing(Action.LOCATION, [GO + 7])
+    assert [e.kind for e in events] == ['crossing_ended'] and c.state is State.ACTION
+    assert c.counter_continue == 1  # the mark it crossed still counts
+    c, events = crossing(Action.LOCATION, [announce_code(Role.ROAD, 9)])  # a robot: it backs up for it
+    assert [e.kind for e in events] == ['make_way'] and c.state is State.CONTINUE
+    c, events = crossing(Action.CROSSROAD, [])  # in X1's blind square it never follows a line
+    assert [e.kind for e in events] == ['make_way'] and c.state is State.CONTINUE

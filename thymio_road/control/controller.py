@@ -682,6 +682,17 @@ class RoadController:
             self.events.append(Event('resume', {}))
         role = self.role()
         other, reason = row.must_make_way(role), 'outranked'
+        if other is None and self.state is State.CONTINUE and self.action is not Action.CROSSROAD \
+                and row.blocked >= p.give_up_count and row.ahead() is None:
+            # Crossing blind, stopped by something that says nothing: not a robot (they all
+            # announce themselves) but a thing that stays, a location's light Thymio in front of
+            # a robot that came out of the siding believing it was on the road (L1 and L5: it
+            # stood 61 s, backed up and drove at the light again). It ends the crossing and
+            # follows the line from where it is.
+            row.blocked = 0
+            self.events.append(Event('crossing_ended', {'reason': 'blocked_by_a_thing'}))
+            self._set_state(State.ACTION)
+            return None
         # In a queue at a light (or within earshot of one) a robot waits twice as long before it
         # gives up: a red can outlast give_up_count, and a robot reading X1's code behind one held
         # at the red gave up, backed over the code and read it as a branching's (15 robots, seed 5).
