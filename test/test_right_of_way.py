@@ -317,22 +317,33 @@ def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
     assert blocked_code(2) in sent and waiting_code(5) not in sent
 
 
-def test_a_crossing_blocked_by_something_silent_ends_and_the_robot_follows_the_line():
-    """A location's light in front of a robot crossing blind: no robot says it is there."""
-    def crossing(action, hear):
+def test_a_crossing_blocked_by_something_silent_is_not_held_for_long():
+    """Crossing blind, stopped by what it does not hear: near a location's light it ends the
+    crossing and follows the line; elsewhere it backs up after silent_give_up_count (an
+    entering robot at its right front, whose IR misses it), not give_up_count."""
+    def crossing(action, hear, steps):
         c = _improved(5)
         c.action, c.counter_continue = action, 1
         c._set_state(State.CONTINUE)
-        for _ in range(c.params.give_up_count + 2):
+        for _ in range(steps):
             for code in hear:
                 c.on_comm(code, FRONT)
             c.step(GREY, BLOCKED)
         return c, [e for e in c.drain_events() if e.kind in ('crossing_ended', 'make_way')]
 
-    c, events = crossing(Action.LOCATION, [GO + 7])
+    silent = _improved(1).params.silent_give_up_count
+    # The count of events blocked is checked before the event is counted: one more event.
+    c, events = crossing(Action.LOCATION, [GO + 7], silent)
+    assert events == [] and c.state is State.CONTINUE
+    c, events = crossing(Action.LOCATION, [GO + 7], silent + 1)
     assert [e.kind for e in events] == ['crossing_ended'] and c.state is State.ACTION
     assert c.counter_continue == 1  # the mark it crossed still counts
-    c, events = crossing(Action.LOCATION, [announce_code(Role.ROAD, 9)])  # a robot: it backs up for it
+    c, events = crossing(Action.ROUNDABOUT, [], silent + 1)  # no light near: it backs up
+    assert [(e.kind, e.data['reason']) for e in events] == [('make_way', 'gave_up')]
+    c, events = crossing(Action.CROSSROAD, [GO + 7], silent + 1)  # in X1's blind square it never follows a line
     assert [e.kind for e in events] == ['make_way'] and c.state is State.CONTINUE
-    c, events = crossing(Action.CROSSROAD, [])  # in X1's blind square it never follows a line
-    assert [e.kind for e in events] == ['make_way'] and c.state is State.CONTINUE
+    give_up = c.params.give_up_count
+    c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ROAD, 9)], give_up)  # a robot it hears
+    assert events == []
+    c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ROAD, 9)], give_up + 1)
+    assert [e.kind for e in events] == ['make_way']

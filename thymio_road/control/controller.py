@@ -170,6 +170,9 @@ class ControllerParams:
     #: A robot that yields this long with the robot it yields to close in front (a front
     #: sensor above `obs_threshold`) backs away as if asked to make way.
     yield_face_count: int = 100
+    #: A robot crossing blind (CONTINUE) stopped this long by an obstacle it does not hear
+    #: gives up its way (or, near a location's light, ends the crossing).
+    silent_give_up_count: int = 50
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -218,7 +221,7 @@ class ControllerParams:
         if self.traffic_rules == 'improved' and self.robot_id == 0:
             raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
         for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
-                     'yield_max', 'branching_merge_count', 'yield_face_count'):
+                     'yield_max', 'branching_merge_count', 'yield_face_count', 'silent_give_up_count'):
             if not 1 <= getattr(self, name) <= 10000:
                 raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
 
@@ -682,17 +685,23 @@ class RoadController:
             self.events.append(Event('resume', {}))
         role = self.role()
         other, reason = row.must_make_way(role), 'outranked'
-        if other is None and self.state is State.CONTINUE and self.action is not Action.CROSSROAD \
-                and row.blocked >= p.give_up_count and row.ahead() is None:
-            # Crossing blind, stopped by something that says nothing: not a robot (they all
-            # announce themselves) but a thing that stays, a location's light Thymio in front of
-            # a robot that came out of the siding believing it was on the road (L1 and L5: it
-            # stood 61 s, backed up and drove at the light again). It ends the crossing and
-            # follows the line from where it is.
+        if other is None and self.state is State.CONTINUE and row.ahead() is None \
+                and row.blocked >= p.silent_give_up_count:
+            # Crossing blind, stopped by something it does not hear: a robot whose IR does not
+            # reach it (an entering robot at a ring robot's right front, where the cones miss:
+            # a ring robot and the ambulance stood 60 s at R2, 16 robots, seed 4), or a thing
+            # that stays, a location's light in front of a robot that came out of the siding
+            # believing it was on the road (61 s at L1 and L5, then back at the light again).
+            # It does not wait give_up_count in the middle of the intersection.
             row.blocked = 0
-            self.events.append(Event('crossing_ended', {'reason': 'blocked_by_a_thing'}))
-            self._set_state(State.ACTION)
-            return None
+            if self.action is not Action.CROSSROAD and self._since_light <= LIGHT_NEAR:
+                # Near a light, outside the crossroad's blind square: it ends the crossing and
+                # follows the line from where it is.
+                self.events.append(Event('crossing_ended', {'reason': 'blocked_by_a_thing'}))
+                self._set_state(State.ACTION)
+                return None
+            if role is not Role.PRIORITY:
+                other, reason = 0, 'gave_up'
         # In a queue at a light (or within earshot of one) a robot waits twice as long before it
         # gives up: a red can outlast give_up_count, and a robot reading X1's code behind one held
         # at the red gave up, backed over the code and read it as a branching's (15 robots, seed 5).
