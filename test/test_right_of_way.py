@@ -195,6 +195,16 @@ def test_a_yielding_robot_with_the_other_close_in_front_backs_out_of_its_way():
     assert wheels[:n] == [(0, 0)] * n and all(w[0] < 0 and w[1] < 0 for w in wheels[n:])
 
 
+def test_an_entering_robot_does_not_yield_with_the_ambulance_behind_it():
+    c = _improved(4)
+    c.action, c.counter_continue = Action.ROUNDABOUT, 0
+    c._set_state(State.ACTION)
+    c.on_comm(announce_code(Role.INSIDE, 9), FRONT)
+    c.on_comm(announce_code(Role.PRIORITY, 1), REAR)
+    assert c.step(GREY, CLEAR) != (0, 0)
+    assert 'yield' not in [e.kind for e in c.drain_events()]
+
+
 def test_a_robot_on_the_barcode_ahead_makes_the_improved_robot_wait_not_back_up():
     ground = (500, 100)  # the reading sensor on a black bit: a trigger
     report = RoadController(ControllerParams())

@@ -714,7 +714,9 @@ class RoadController:
             row.blocked = 0
             self._start_making_way(other, reason, role)
             return self._right_of_way_step(follow, prox)
-        if role is Role.ENTERING and self._yielded < p.yield_max:
+        if role is Role.ENTERING and self._yielded < p.yield_max and not row.priority_behind():
+            # (With the ambulance behind it, a robot does not yield: it is in the ambulance's way.
+            # A robot that yielded in a siding, its tail at the split, held it 17 s.)
             other = row.higher_ahead(role)
             if other is not None:
                 if not self._yielded:
