@@ -2,7 +2,7 @@
 import pytest
 
 from thymio_road.control.controller import ControllerParams, RoadController, State, Action
-from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, FRESH, MAX_ID, RightOfWay, Role,
+from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, RightOfWay, Role,
                                               announce_code, blocked_code, outranks, waiting_code)
 from thymio_road.control.traffic_light import decode
 from thymio_road.map.lights import CODE_MAX, CODE_MIN, GO, STOP
@@ -143,34 +143,15 @@ def test_entering_robot_yields_to_a_ring_robot_it_hears_in_front():
     assert c.step(GREY, CLEAR) != (0, 0)
 
 
-def test_a_robot_leaving_a_branching_by_its_link_yields_to_the_road_it_joins_until_it_has_merged():
+def test_left_names_the_branching():
+    """Action.BRANCHING is 0: the 'left' event named no action for a branching."""
     c = _improved(4)
     c.action = Action.BRANCHING
     c._set_state(State.EXIT)
     c.counter = c.params.exit_count
-    c.step(GREY, CLEAR)  # EXIT's count ends half-way along the link
+    c.step(GREY, CLEAR)
     assert c.state is State.ROAD and c.action is None
     assert [e.data['action'] for e in c.drain_events() if e.kind == 'left'] == ['branching']
-    assert c.role() is Role.ENTERING
-    c.on_comm(announce_code(Role.INSIDE, 9), FRONT)  # a robot passing on the road it joins
-    assert c.step(GREY, CLEAR) == (0, 0)
-    assert [e.kind for e in c.drain_events()] == ['yield']
-    for _ in range(FRESH):
-        c.step(GREY, CLEAR)  # still heard lately
-    steps = 0
-    while c.role() is Role.ENTERING:  # nothing heard since: it drives on and merges
-        assert c.step(GREY, CLEAR) != (0, 0)
-        steps += 1
-    assert steps == c.params.branching_merge_count  # counts of travel at the lowest speed, with the one it left on
-    assert c.role() is Role.ROAD
-
-
-def test_a_robot_that_continues_past_a_branching_does_not_merge():
-    c = _improved(4)
-    c.action, c.counter_continue = Action.BRANCHING, 2
-    c._set_state(State.ACTION)
-    c.step(GREY, CLEAR)
-    assert c.action is None and c.role() is Role.ROAD
 
 
 def test_a_yielding_robot_with_the_other_close_in_front_backs_out_of_its_way():

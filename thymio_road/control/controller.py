@@ -161,12 +161,6 @@ class ControllerParams:
     make_way_hold_max: int = 100
     give_up_count: int = 300
     yield_max: int = 150
-    #: After leaving a branching by its link (EXIT's count ends half-way along it), a robot is
-    #: still merging into the other road for this many counts of travel at `speed_low` (the
-    #: link's last 30 cm at B1): it announces itself as entering and yields to the road. The
-    #: link meets the road at 60°, so the two robots see each other too late, side on: B1's
-    #: contacts (10 robots, seeds 1 and 4; issue #13).
-    branching_merge_count: int = 60
     #: A robot that yields this long with the robot it yields to close in front (a front
     #: sensor above `obs_threshold`) backs away as if asked to make way.
     yield_face_count: int = 100
@@ -221,7 +215,7 @@ class ControllerParams:
         if self.traffic_rules == 'improved' and self.robot_id == 0:
             raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
         for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
-                     'yield_max', 'branching_merge_count', 'yield_face_count', 'silent_give_up_count'):
+                     'yield_max', 'yield_face_count', 'silent_give_up_count'):
             if not 1 <= getattr(self, name) <= 10000:
                 raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
 
@@ -297,8 +291,6 @@ class RoadController:
         self.obstructed = False
         self._last_obstructed = False
         self._merge_travel = 0
-        #: Travel (motor units) since it left a branching by its link; None when not merging.
-        self._merging: int | None = None
         #: Steps since it started making way (None: not making way), then since it stopped.
         self._making_way: int | None = None
         self._holding: int | None = None
@@ -329,11 +321,6 @@ class RoadController:
                 self._merge_travel += max(0, (wheels[0] + wheels[1]) // 2)
             else:
                 self._merge_travel = 0
-            if self._merging is not None:
-                self._merging += max(0, (wheels[0] + wheels[1]) // 2)
-                if self._merging > self.params.branching_merge_count * self.params.speed_low \
-                        or self.action is not None:
-                    self._merging = None
         return wheels
 
     def _step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -525,8 +512,6 @@ class RoadController:
     def _leave_intersection(self) -> None:
         self.speed = self.saved_speed
         self.events.append(Event('left', {'action': self.action.name.lower() if self.action is not None else None}))
-        if self.improved and self.action is Action.BRANCHING and self.state is State.EXIT:
-            self._merging, self._yielded = 0, 0  # still on the link, short of the road it joins
         self.action = None
         self._set_state(State.ROAD)
 
@@ -652,8 +637,6 @@ class RoadController:
             return Role.INSIDE  # crossing blind: the one most in the way and least able to help it
         if self.action is Action.ROUNDABOUT and self.counter_continue == 0 and self.state is State.ACTION:
             return Role.ENTERING
-        if self._merging is not None:
-            return Role.ENTERING  # the end of a branching's link: the road it joins goes first
         if self.light_lane == 'siding' or self.delivering or (self.action is Action.LOCATION
                                                                and self.state is State.EXIT):
             return Role.ENTERING  # leaving a location's siding: the road has the right of way
