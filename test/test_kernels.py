@@ -9,6 +9,7 @@ import pytest
 
 from thymio_road.map.loader import parse_map
 from thymio_road.sim import kernels
+from thymio_road.sim import world as world_module
 from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
 from world_reference import ReferenceWorld
 
@@ -35,8 +36,9 @@ def _crowd(seed, count=12):
     return specs
 
 
-def _drive(world, seconds, seed):
-    """The world node's loop: contacts every tick, then each due robot's event and a new command."""
+def _drive(world, seconds, seed, fused=False):
+    """The world node's loop: contacts every tick, then each due robot's event and a new command
+    (`fused`: the event by World.event, as the world node does, else by its four parts)."""
     rng = np.random.default_rng(seed)
     log = []
     ticks = int(round(seconds / world.params.physics_dt))
@@ -45,10 +47,14 @@ def _drive(world, seconds, seed):
         world.settle_contacts(t)
         for i in world.due(tick):
             i = int(i)
-            world.sync(i, t)
-            prox = world.read_prox(i)
-            ground = world.read_ground(i)
-            barcode = world.record_road_truth(i)
+            if fused:
+                prox, ground, barcode = world.event(i, t)
+                ground = tuple(int(v) for v in ground)
+            else:
+                world.sync(i, t)
+                prox = world.read_prox(i)
+                ground = world.read_ground(i)
+                barcode = world.record_road_truth(i)
             if isinstance(world, World):
                 assert barcode == world.barcode_under(i)
             log.append((i, prox.tolist(), ground, world.barcode_under(i), world.poses.copy()))
@@ -57,13 +63,16 @@ def _drive(world, seconds, seed):
     return log
 
 
+@pytest.mark.parametrize('fused', [False, True], ids=['parts', 'World.event'])
 @pytest.mark.parametrize('walls', [False, True])
 @pytest.mark.parametrize('params', [EXACT, WorldParams()], ids=['noise off', 'noise on'])
-def test_compiled_world_matches_the_numpy_world_bit_for_bit(walls, params):
+def test_compiled_world_matches_the_numpy_world_bit_for_bit(walls, params, fused, monkeypatch):
+    if fused:  # a short displacement log, so that it fills and is added up many times
+        monkeypatch.setattr(world_module, 'DISTANCE_LOG', 5)
     specs = _crowd(5)
     new = World(_map(walls), specs, params, seed=11)
     old = ReferenceWorld(_map(walls), specs, params, seed=11)
-    log_new, log_old = _drive(new, 6.0, 2), _drive(old, 6.0, 2)
+    log_new, log_old = _drive(new, 6.0, 2, fused), _drive(old, 6.0, 2)
     assert len(log_new) == len(log_old) > 500
     seen = 0
     for (i, prox, ground, bar, poses), (j, prox_old, ground_old, bar_old, poses_old) in zip(log_new, log_old):

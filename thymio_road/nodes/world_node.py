@@ -162,13 +162,12 @@ class WorldNode:
 
     def _prox_event(self, i: int, t: float) -> None:
         world, pubs = self.world, self.pubs[i]
-        world.sync(i, t)
-        horizontal = world.read_prox(i)
-        ground = world.read_ground(i)
-        self._barcode_truth(i, t, world.record_road_truth(i))
+        horizontal, ground, barcode = world.event(i, t)
+        if barcode != self.on_barcode[i]:
+            self._barcode_truth(i, t, barcode)
         direct = self.direct[i]
-        if direct is not None:
-            direct(msgs.int16_array(ground), msgs.int16_array(horizontal))
+        if direct is not None:  # the embedded runtime: the int16 arrays the messages would carry
+            direct(ground, horizontal)
         else:
             pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
                                                             data=msgs.int16_array(horizontal)))

@@ -303,3 +303,121 @@ def move_group(group: np.ndarray, t: float, clock: np.ndarray, poses: np.ndarray
             moved[m] = j
             m += 1
     return m
+
+
+# --- the fused robot event: one compiled call instead of six ------------------------------------
+#
+# A robot event (World.event) was a move, a neighbour search, the neighbours' moves, the
+# proximity rays, the ground sensors and the road truth: six kernel calls and their Python glue.
+# These kernels do them in one call, drawing the noise from the streams' buffers (NoiseStream's
+# buffer and cursor) and logging each displacement for the distance travelled, which World sums
+# later with Python's math.hypot in the same order. A kernel that lacks room in a noise buffer
+# or in the log returns NEED_ROOM before it changes anything, so the caller refills and calls
+# again; one that finds two hulls that may touch stops after the moves (NEED_RESOLVE), since
+# contact resolution is Python (sim/collision.py), and the caller finishes with :func:`sense`.
+
+#: Returned when a noise buffer or the displacement log lacks room: nothing was done.
+NEED_ROOM = -100
+#: Returned by :func:`event` when the moved group must have its contacts resolved before sensing.
+NEED_RESOLVE = -101
+
+
+@njit(cache=True)
+def move_logged(i: int, t: float, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray,
+                target: np.ndarray, odom_scale: np.ndarray, movable: np.ndarray, io: np.ndarray,
+                log_robot: np.ndarray, log_step: np.ndarray) -> None:
+    """:func:`move`, its displacement appended to the log (io[0] entries) instead of returned."""
+    k = io[0]
+    if move(i, t, clock, poses, odom, target, odom_scale, movable, log_step[k]):
+        log_robot[k] = i
+        io[0] = k + 1
+
+
+@njit(cache=True)
+def move_group_logged(group: np.ndarray, m: int, t: float, clock: np.ndarray, poses: np.ndarray,
+                      odom: np.ndarray, target: np.ndarray, odom_scale: np.ndarray, movable: np.ndarray,
+                      io: np.ndarray, log_robot: np.ndarray, log_step: np.ndarray) -> bool:
+    """:func:`move_logged` for the group's first m robots; NEED_ROOM's check first (False)."""
+    if io[0] + m > log_robot.shape[0]:
+        return False
+    for k in range(m):
+        move_logged(group[k], t, clock, poses, odom, target, odom_scale, movable, io, log_robot, log_step)
+    return True
+
+
+@njit(cache=True)
+def sense(i: int, poses: np.ndarray, prox_reach2: float, walls: np.ndarray, local_origins: np.ndarray,
+          local_angles: np.ndarray, prox_sigma: float, prox_noise: np.ndarray, prox_at: np.ndarray,
+          response: np.ndarray, resolution: float, ground_sensors: np.ndarray, ground_sigma: float,
+          ground_noise: np.ndarray, ground_at: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
+          barcode_index: np.ndarray, period: float, loss_time: float, time_sensed: np.ndarray,
+          time_on_road: np.ndarray, off_road_for: np.ndarray, road_losses: np.ndarray, out: np.ndarray) -> int:
+    """Robot i's readings (out[:7] proximity, out[7:9] ground) and road truth; returns the barcode
+    under the reading sensor (-1: none), or NEED_ROOM when a noise buffer lacks samples."""
+    if prox_at[0] + 7 > prox_noise.shape[0] or ground_at[0] + 2 > ground_noise.shape[0]:
+        return NEED_ROOM
+    if prox_read(i, poses, prox_reach2, walls, local_origins, local_angles, prox_sigma, prox_noise,
+                 prox_at[0], out[:7]):
+        prox_at[0] += 7
+    else:
+        for q in range(7):
+            out[q] = 0
+    k = ground_at[0]
+    g0, g1 = ground_pair(poses[i, 0], poses[i, 1], poses[i, 2], response, resolution, ground_sensors,
+                         ground_sigma, ground_noise[k], ground_noise[k + 1])
+    ground_at[0] = k + 2
+    out[7] = g0
+    out[8] = g1
+    return road_truth(i, poses, road_index, blind_area, barcode_index, resolution, ground_sensors, period,
+                      loss_time, time_sensed, time_on_road, off_road_for, road_losses)
+
+
+@njit(cache=True)
+def event(i: int, t: float, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
+          odom_scale: np.ndarray, movable: np.ndarray, io: np.ndarray, log_robot: np.ndarray,
+          log_step: np.ndarray, group: np.ndarray, sense_r2: float, hull_reach2: float,
+          prox_reach2: float, walls: np.ndarray, local_origins: np.ndarray,
+          local_angles: np.ndarray, prox_sigma: float, prox_noise: np.ndarray, prox_at: np.ndarray,
+          response: np.ndarray, resolution: float, ground_sensors: np.ndarray, ground_sigma: float,
+          ground_noise: np.ndarray, ground_at: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
+          barcode_index: np.ndarray, period: float, loss_time: float, time_sensed: np.ndarray,
+          time_on_road: np.ndarray, off_road_for: np.ndarray, road_losses: np.ndarray, out: np.ndarray) -> int:
+    """A robot event on a map without walls: World.sync, then :func:`sense`.
+
+    Returns sense's value; NEED_ROOM (nothing done); or NEED_RESOLVE, the robots moved and the
+    group (io[1] robots in `group`) left for the caller to resolve before it calls sense.
+    """
+    n = poses.shape[0]
+    if (io[0] + n + 1 > log_robot.shape[0] or prox_at[0] + 7 > prox_noise.shape[0]
+            or ground_at[0] + 2 > ground_noise.shape[0]):
+        return NEED_ROOM
+    move_logged(i, t, clock, poses, odom, target, odom_scale, movable, io, log_robot, log_step)
+    m = within(i, poses, sense_r2, group)
+    io[1] = m
+    if m > 1:
+        for k in range(m):
+            move_logged(group[k], t, clock, poses, odom, target, odom_scale, movable, io, log_robot, log_step)
+        if any_pair_within(poses, group[:m], hull_reach2):
+            return NEED_RESOLVE
+    return sense(i, poses, prox_reach2, walls, local_origins, local_angles, prox_sigma, prox_noise, prox_at,
+                 response, resolution, ground_sensors, ground_sigma, ground_noise, ground_at, road_index,
+                 blind_area, barcode_index, period, loss_time, time_sensed, time_on_road, off_road_for,
+                 road_losses, out)
+
+
+@njit(cache=True)
+def command_at(i: int, t: float, left: int, right: int, motor_noise: np.ndarray, motor_at: np.ndarray,
+               sigma: float, gain: np.ndarray, targets: np.ndarray, target: np.ndarray, wheel: np.ndarray,
+               clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, odom_scale: np.ndarray,
+               movable: np.ndarray, io: np.ndarray, log_robot: np.ndarray, log_step: np.ndarray) -> bool:
+    """World.command with instant wheels: robot i moved to t, then its new targets with this
+    command's motor noise. False (nothing done) when the noise buffer or the log lacks room."""
+    if io[0] + 1 > log_robot.shape[0] or motor_at[0] + 2 > motor_noise.shape[0]:
+        return False
+    if not movable[i]:
+        return True
+    move_logged(i, t, clock, poses, odom, target, odom_scale, movable, io, log_robot, log_step)
+    k = motor_at[0]
+    motor_at[0] = k + 2
+    command(i, left, right, motor_noise[k], motor_noise[k + 1], sigma, gain, targets, target, wheel, True)
+    return True

@@ -22,6 +22,8 @@ from thymio_road.sim.sensors import GroundSensing, ProxSensing, sheet_walls
 ROAD_LOSS_TIME = 0.3
 #: Longest integration step while a wheel is still approaching its target speed.
 LAG_STEP = 0.02
+#: Displacements logged before they are added to the distance travelled (World._add_distances).
+DISTANCE_LOG = 4096
 _GROUND_SENSORS = np.ascontiguousarray(rm.GROUND_SENSORS, dtype=float)
 
 
@@ -103,7 +105,7 @@ class World:
         self.slots = int(round(rm.PROX_EVENT_PERIOD / params.physics_dt))
         self.slot = self.rng.integers(0, self.slots, n)
         # ground truth
-        self.distance = np.zeros(n)
+        self._distance = np.zeros(n)
         self.time_on_road = np.zeros(n)
         self.time_sensed = np.zeros(n)
         self.road_losses = np.zeros(n, dtype=int)
@@ -120,11 +122,45 @@ class World:
         #: ... and under which one may see the other with its proximity sensors.
         self.sense_radius = self.touch_radius + rm.PROX_RANGE
         self._group = np.empty(n, dtype=np.int64)
-        self._moved = np.empty(n, dtype=np.int64)
-        self._steps = np.zeros((n, 2))
-        self._step = np.zeros(2)
+        # The displacements not yet added to `distance` (kernels.move_logged): robot and (dx, dy).
+        self._log_robot = np.empty(DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
+        self._log_step = np.zeros((len(self._log_robot), 2))
+        #: The kernels' counters: [0] entries in the log, [1] size of the last event's group.
+        self._io = np.zeros(2, dtype=np.int64)
+        self._out = np.zeros(9, dtype=np.int16)
+        self._instant = params.motor_time_constant == 0
+        m = road_map
+        self._event_args = (
+            self.clock, self.poses, self.odom, self.target, self.odom_scale, self.movable, self._io,
+            self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
+            (2 * rm.HULL_BOUND_RADIUS) ** 2)
+        self._sense_args = (
+            self.prox.local_origins, self.prox.local_angles, float(self.prox.noise))
+        self._truth_args = (
+            self.ground.response, m.resolution, _GROUND_SENSORS, float(self.ground.noise))
+        self._road_args = (m.road_index, m.blind_area, m.barcode_index, rm.PROX_EVENT_PERIOD, ROAD_LOSS_TIME,
+                           self.time_sensed, self.time_on_road, self.off_road_for, self.road_losses)
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
         self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
+
+    @property
+    def distance(self) -> np.ndarray:
+        """Distance travelled by each robot (m): the logged displacements are added first."""
+        self._add_distances()
+        return self._distance
+
+    def _add_distances(self) -> None:
+        """Add the logged displacements to `distance` in their order, each with Python's math.hypot
+        (the C library's hypot rounds differently in about one case in 170)."""
+        m = int(self._io[0])
+        if not m:
+            return
+        total = self._distance.tolist()
+        hypot = math.hypot
+        for j, (dx, dy) in zip(self._log_robot[:m].tolist(), self._log_step[:m].tolist()):
+            total[j] += hypot(dx, dy)
+        self._distance[:] = total
+        self._io[0] = 0
 
     @property
     def time(self) -> float:
@@ -133,6 +169,14 @@ class World:
     # --- actuation -----------------------------------------------------------------------------
     def command(self, i: int, left: int, right: int, at: float | None = None) -> None:
         """Set motor targets (Aseba units) from time `at` on; the motor noise is drawn per command."""
+        if at is not None and self._instant:
+            noise = self.motor_noise
+            while not kernels.command_at(i, at, left, right, noise.buffer, noise.cursor, self.params.motor_noise,
+                                         self.gain, self.targets, self.target, self.wheel, self.clock, self.poses,
+                                         self.odom, self.odom_scale, self.movable, self._io, self._log_robot,
+                                         self._log_step):
+                self._make_room(noise, 2)
+            return
         if not self.movable[i]:
             return
         if at is not None:
@@ -176,12 +220,10 @@ class World:
             for j in group:
                 self._move(int(j), t)
             return
-        m = kernels.move_group(group, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
-                               self.movable, self._moved, self._steps)
-        if m:
-            distance, steps = self.distance, self._steps
-            for k in range(m):
-                distance[self._moved[k]] += math.hypot(steps[k, 0], steps[k, 1])
+        while not kernels.move_group_logged(group, len(group), t, self.clock, self.poses, self.odom, self.target,
+                                            self.odom_scale, self.movable, self._io, self._log_robot,
+                                            self._log_step):
+            self._add_distances()
 
     def _resolve(self, group: np.ndarray) -> None:
         """Resolve the contacts among a group; skipped when no two hulls can touch (nothing to do)."""
@@ -204,10 +246,10 @@ class World:
     def _move(self, i: int, t: float) -> None:
         if self.params.motor_time_constant == 0:
             # The common case, compiled: the hot path of every robot event.
-            if kernels.move(i, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
-                            self.movable, self._step):
-                dx, dy = self._step
-                self.distance[i] += math.hypot(dx, dy)
+            if self._io[0] >= len(self._log_robot):
+                self._add_distances()
+            kernels.move_logged(i, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
+                                self.movable, self._io, self._log_robot, self._log_step)
             return
         dt = t - self.clock[i]
         if dt <= 0:
@@ -246,6 +288,47 @@ class World:
             wheel[:] = target
 
     # --- sensing -------------------------------------------------------------------------------
+    def event(self, i: int, t: float) -> tuple[np.ndarray, np.ndarray, int]:
+        """A robot's "prox" event: :meth:`sync` to t, then :meth:`read_prox`, :meth:`read_ground`
+        and :meth:`record_road_truth`, the same values in fewer compiled calls (kernels.event).
+
+        Returns (horizontal, ground, barcode): the 7 and 2 raw values as int16 arrays (fresh ones:
+        the caller may keep them) and the barcode under the reading sensor.
+        """
+        if not self._instant:
+            self.sync(i, t)
+            return self.read_prox(i), np.asarray(self.read_ground(i), dtype=np.int16), self.record_road_truth(i)
+        out = np.empty(9, dtype=np.int16)
+        prox, ground = self.prox_noise, self.ground_noise
+        if self.bounds is None:
+            k = kernels.event(i, t, *self._event_args, self.prox.reach * self.prox.reach, self.prox.walls,
+                              *self._sense_args, prox.buffer, prox.cursor, *self._truth_args, ground.buffer,
+                              ground.cursor, *self._road_args, out)
+            while k == kernels.NEED_ROOM:
+                self._make_room(prox, 7, ground, 2)
+                k = kernels.event(i, t, *self._event_args, self.prox.reach * self.prox.reach, self.prox.walls,
+                                  *self._sense_args, prox.buffer, prox.cursor, *self._truth_args, ground.buffer,
+                                  ground.cursor, *self._road_args, out)
+            if k != kernels.NEED_RESOLVE:
+                return out[:7], out[7:], k
+            self._resolve(self._group[:int(self._io[1])].copy())
+        else:
+            self.sync(i, t)
+        walls = self.prox.walls_near(self.poses[i]) if len(self.prox.walls) else self.prox.walls
+        while True:
+            k = kernels.sense(i, self.poses, self.prox.reach * self.prox.reach, walls, *self._sense_args,
+                              prox.buffer, prox.cursor, *self._truth_args, ground.buffer, ground.cursor,
+                              *self._road_args, out)
+            if k != kernels.NEED_ROOM:
+                return out[:7], out[7:], k
+            self._make_room(prox, 7, ground, 2)
+
+    def _make_room(self, *streams_and_counts) -> None:
+        """Refill the noise streams that lack samples, as their take() would, and empty the log."""
+        for stream, k in zip(streams_and_counts[::2], streams_and_counts[1::2]):
+            stream.ensure(k)
+        self._add_distances()
+
     def due(self, tick: int) -> np.ndarray:
         """Robots whose "prox" event falls on this world tick."""
         return np.flatnonzero(self.slot == tick % self.slots)
