@@ -346,12 +346,12 @@ def move_group_logged(group: np.ndarray, m: int, t: float, clock: np.ndarray, po
 
 
 @njit(cache=True)
-def sense(i: int, poses: np.ndarray, prox_reach2: float, walls: np.ndarray, local_origins: np.ndarray,
+def sense(i: int, out: np.ndarray, walls: np.ndarray, poses: np.ndarray, prox_reach2: float, local_origins: np.ndarray,
           local_angles: np.ndarray, prox_sigma: float, prox_noise: np.ndarray, prox_at: np.ndarray,
           response: np.ndarray, resolution: float, ground_sensors: np.ndarray, ground_sigma: float,
           ground_noise: np.ndarray, ground_at: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
           barcode_index: np.ndarray, period: float, loss_time: float, time_sensed: np.ndarray,
-          time_on_road: np.ndarray, off_road_for: np.ndarray, road_losses: np.ndarray, out: np.ndarray) -> int:
+          time_on_road: np.ndarray, off_road_for: np.ndarray, road_losses: np.ndarray) -> int:
     """Robot i's readings (out[:7] proximity, out[7:9] ground) and road truth; returns the barcode
     under the reading sensor (-1: none), or NEED_ROOM when a noise buffer lacks samples."""
     if prox_at[0] + 7 > prox_noise.shape[0] or ground_at[0] + 2 > ground_noise.shape[0]:
@@ -373,15 +373,15 @@ def sense(i: int, poses: np.ndarray, prox_reach2: float, walls: np.ndarray, loca
 
 
 @njit(cache=True)
-def event(i: int, t: float, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
+def event(i: int, t: float, out: np.ndarray, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
           odom_scale: np.ndarray, movable: np.ndarray, io: np.ndarray, log_robot: np.ndarray,
           log_step: np.ndarray, group: np.ndarray, sense_r2: float, hull_reach2: float,
-          prox_reach2: float, walls: np.ndarray, local_origins: np.ndarray,
+          walls: np.ndarray, prox_reach2: float, local_origins: np.ndarray,
           local_angles: np.ndarray, prox_sigma: float, prox_noise: np.ndarray, prox_at: np.ndarray,
           response: np.ndarray, resolution: float, ground_sensors: np.ndarray, ground_sigma: float,
           ground_noise: np.ndarray, ground_at: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
           barcode_index: np.ndarray, period: float, loss_time: float, time_sensed: np.ndarray,
-          time_on_road: np.ndarray, off_road_for: np.ndarray, road_losses: np.ndarray, out: np.ndarray) -> int:
+          time_on_road: np.ndarray, off_road_for: np.ndarray, road_losses: np.ndarray) -> int:
     """A robot event on a map without walls: World.sync, then :func:`sense`.
 
     Returns sense's value; NEED_ROOM (nothing done); or NEED_RESOLVE, the robots moved and the
@@ -399,10 +399,10 @@ def event(i: int, t: float, clock: np.ndarray, poses: np.ndarray, odom: np.ndarr
             move_logged(group[k], t, clock, poses, odom, target, odom_scale, movable, io, log_robot, log_step)
         if any_pair_within(poses, group[:m], hull_reach2):
             return NEED_RESOLVE
-    return sense(i, poses, prox_reach2, walls, local_origins, local_angles, prox_sigma, prox_noise, prox_at,
+    return sense(i, out, walls, poses, prox_reach2, local_origins, local_angles, prox_sigma, prox_noise, prox_at,
                  response, resolution, ground_sensors, ground_sigma, ground_noise, ground_at, road_index,
                  blind_area, barcode_index, period, loss_time, time_sensed, time_on_road, off_road_for,
-                 road_losses, out)
+                 road_losses)
 
 
 @njit(cache=True)

@@ -11,8 +11,10 @@ class NoiseStream:
 
     Each noise source (ground, proximity, motors) owns a stream spawned from the world's seed,
     so the draws of one never shift another's and a run is reproducible. The position of the
-    next sample is kept in a one-element array (:attr:`cursor`) so that a compiled kernel can
-    draw from :attr:`buffer` itself (the world's fused event, sim/kernels.py).
+    next sample is kept in a one-element array (:attr:`cursor`), and a refill overwrites the
+    buffer in place (the same samples as a new array), so that a compiled kernel given both once
+    can draw from the stream itself (the world's fused event, sim/kernels.py). A slice that
+    take() returned is valid until the next refill.
     """
 
     def __init__(self, seed: np.random.SeedSequence) -> None:
@@ -32,7 +34,7 @@ class NoiseStream:
         """Refill the buffer when fewer than k samples are left, as take(k) would (the kernels
         that draw from the buffer ask for this before they run)."""
         if self.cursor[0] + k > len(self.buffer):
-            self.buffer = self.rng.standard_normal(BLOCK)
+            self.rng.standard_normal(out=self.buffer)
             self.cursor[0] = 0
 
     def take(self, k: int) -> np.ndarray:

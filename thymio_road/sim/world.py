@@ -127,21 +127,24 @@ class World:
         self._log_step = np.zeros((len(self._log_robot), 2))
         #: The kernels' counters: [0] entries in the log, [1] size of the last event's group.
         self._io = np.zeros(2, dtype=np.int64)
-        self._out = np.zeros(9, dtype=np.int16)
         self._instant = params.motor_time_constant == 0
-        m = road_map
-        self._event_args = (
-            self.clock, self.poses, self.odom, self.target, self.odom_scale, self.movable, self._io,
-            self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
-            (2 * rm.HULL_BOUND_RADIUS) ** 2)
-        self._sense_args = (
-            self.prox.local_origins, self.prox.local_angles, float(self.prox.noise))
-        self._truth_args = (
-            self.ground.response, m.resolution, _GROUND_SENSORS, float(self.ground.noise))
-        self._road_args = (m.road_index, m.blind_area, m.barcode_index, rm.PROX_EVENT_PERIOD, ROAD_LOSS_TIME,
-                           self.time_sensed, self.time_on_road, self.off_road_for, self.road_losses)
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
         self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
+        self._bind_event()
+
+    def _bind_event(self) -> None:
+        """The fused kernels' arguments after the robot, time and output (kernels.event, sense),
+        bound once (the noise streams refill their buffers in place)."""
+        m, prox, ground = self.road_map, self.prox_noise, self.ground_noise
+        sensing = (self.prox.reach * self.prox.reach, self.prox.local_origins, self.prox.local_angles,
+                   float(self.prox.noise), prox.buffer, prox.cursor, self.ground.response, m.resolution,
+                   _GROUND_SENSORS, float(self.ground.noise), ground.buffer, ground.cursor, m.road_index,
+                   m.blind_area, m.barcode_index, rm.PROX_EVENT_PERIOD, ROAD_LOSS_TIME, self.time_sensed,
+                   self.time_on_road, self.off_road_for, self.road_losses)
+        self._sense_args = (self.poses, *sensing)
+        self._event_args = (self.clock, self.poses, self.odom, self.target, self.odom_scale, self.movable,
+                            self._io, self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
+                            self._hull_reach2, self.prox.walls, *sensing)
 
     @property
     def distance(self) -> np.ndarray:
@@ -299,16 +302,11 @@ class World:
             self.sync(i, t)
             return self.read_prox(i), np.asarray(self.read_ground(i), dtype=np.int16), self.record_road_truth(i)
         out = np.empty(9, dtype=np.int16)
-        prox, ground = self.prox_noise, self.ground_noise
         if self.bounds is None:
-            k = kernels.event(i, t, *self._event_args, self.prox.reach * self.prox.reach, self.prox.walls,
-                              *self._sense_args, prox.buffer, prox.cursor, *self._truth_args, ground.buffer,
-                              ground.cursor, *self._road_args, out)
+            k = kernels.event(i, t, out, *self._event_args)
             while k == kernels.NEED_ROOM:
-                self._make_room(prox, 7, ground, 2)
-                k = kernels.event(i, t, *self._event_args, self.prox.reach * self.prox.reach, self.prox.walls,
-                                  *self._sense_args, prox.buffer, prox.cursor, *self._truth_args, ground.buffer,
-                                  ground.cursor, *self._road_args, out)
+                self._make_room(self.prox_noise, 7, self.ground_noise, 2)
+                k = kernels.event(i, t, out, *self._event_args)
             if k != kernels.NEED_RESOLVE:
                 return out[:7], out[7:], k
             self._resolve(self._group[:int(self._io[1])].copy())
@@ -316,12 +314,10 @@ class World:
             self.sync(i, t)
         walls = self.prox.walls_near(self.poses[i]) if len(self.prox.walls) else self.prox.walls
         while True:
-            k = kernels.sense(i, self.poses, self.prox.reach * self.prox.reach, walls, *self._sense_args,
-                              prox.buffer, prox.cursor, *self._truth_args, ground.buffer, ground.cursor,
-                              *self._road_args, out)
+            k = kernels.sense(i, out, walls, *self._sense_args)
             if k != kernels.NEED_ROOM:
                 return out[:7], out[7:], k
-            self._make_room(prox, 7, ground, 2)
+            self._make_room(self.prox_noise, 7, self.ground_noise, 2)
 
     def _make_room(self, *streams_and_counts) -> None:
         """Refill the noise streams that lack samples, as their take() would, and empty the log."""
