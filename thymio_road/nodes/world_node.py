@@ -276,8 +276,12 @@ class WorldNode:
 
 def _odometry(stamp: Any, frame: str, child: str, pose: Any, v: float, w: float) -> Any:
     odom = msgs.Odometry(header=msgs.Header(stamp=stamp, frame_id=frame), child_frame_id=child)
-    odom.pose.pose.position = msgs.Point(x=float(pose[0]), y=float(pose[1]), z=0.0)
-    odom.pose.pose.orientation = msgs.quaternion_from_yaw(float(pose[2]))
+    # Into the default Point and Quaternion (0, 0, 0, 1): the values of Point(x, y, 0) and
+    # quaternion_from_yaw, without building them again.
+    p = odom.pose.pose
+    p.position.x, p.position.y = float(pose[0]), float(pose[1])
+    half = float(pose[2]) / 2
+    p.orientation.z, p.orientation.w = math.sin(half), math.cos(half)
     odom.twist.twist.linear.x = float(v)
     odom.twist.twist.angular.z = float(w)
     return odom

@@ -33,6 +33,8 @@ class Topic:
     subscriptions: list[Subscription] = field(default_factory=list)
     latched: deque = field(default_factory=deque)
     recorded: bool = False
+    #: Simulated ns between the recorded messages the recorder keeps (0: all of them).
+    record_period: int = 0
     publishers: int = 0
 
 
@@ -98,6 +100,8 @@ class Executor:
         if self.recorder is not None and not topic.recorded and self.recorder.records(name):
             self.recorder.add_topic(name, msg_type, qos)
             topic.recorded = True
+            period = getattr(self.recorder, 'period', None)
+            topic.record_period = period(name) if period is not None else 0
         for watcher in self.watchers:
             watcher(name)
         return topic
