@@ -90,7 +90,10 @@ class MessageFactory:
                 params.append(f'{name}=d{k}')
                 values.append(name)
             else:
-                scope[f'm{k}'] = _maker(self.typestore, kind.value, detail)
+                maker = _maker(self.typestore, kind.value, detail)
+                if isinstance(maker, MessageFactory):  # a nested message: its constructor itself
+                    maker = maker._make or maker._compile()
+                scope[f'm{k}'] = maker
                 params.append(f'{name}=MISSING')
                 values.append(f'm{k}() if {name} is MISSING else {name}')
         signature = ', '.join(['*', *params, '**unknown'])
@@ -282,8 +285,12 @@ def transform_stamped(stamp: Any, parent: str, child: str, pose: Any) -> Any:
     """geometry_msgs/TransformStamped of a planar pose (x, y, yaw) of `child` in `parent`."""
     x, y, th = pose
     tf = TransformStamped(header=Header(stamp=stamp, frame_id=parent), child_frame_id=child)
-    tf.transform.translation = Vector3(x=float(x), y=float(y), z=0.0)
-    tf.transform.rotation = quaternion_from_yaw(float(th))
+    # Into the default Vector3 and Quaternion (0, 0, 0, 1): the values of Vector3(x, y, 0) and
+    # quaternion_from_yaw, without building them again.
+    transform = tf.transform
+    transform.translation.x, transform.translation.y = float(x), float(y)
+    half = float(th) / 2
+    transform.rotation.z, transform.rotation.w = math.sin(half), math.cos(half)
     return tf
 
 

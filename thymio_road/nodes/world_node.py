@@ -18,6 +18,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import declare, declare_fields, scenario_of_node
 from thymio_road.sim import robot_model as rm
@@ -25,6 +27,9 @@ from thymio_road.scenario import robot_specs, world_params
 from thymio_road.sim.world import World, WorldParams
 
 MARKER_PERIOD_TICKS = 10
+#: The proximity Range's cone and its range for every raw value (rm.prox_distance's, computed once).
+_PROX_FOV = float(2 * rm.PROX_RAY_ANGLES[2])
+_PROX_DISTANCES = rm.prox_distance(np.arange(int(rm.PROX_M) + 1)).tolist()
 #: Namespaces of /world/markers: the robots, and the traffic lights (static Thymios).
 ROBOTS_NAMESPACE, LIGHTS_NAMESPACE = 'robots', 'lights'
 MARKER_NAMESPACES = (ROBOTS_NAMESPACE, LIGHTS_NAMESPACE)
@@ -78,6 +83,9 @@ class WorldNode:
         self.event_pub = node.create_publisher(msgs.String, '/world/events', msgs.qos(100))
         self.on_barcode = [-1] * len(self.world.specs)
         self.pubs = [self._robot_publishers(name) for name in self.names]
+        #: Per robot: (publisher, frame) of each proximity sensor's Range, in Aseba order.
+        self.range_pubs = [[(pubs[sensor], f'{name}/proximity_{sensor}_link') for sensor in rm.PROX_NAMES]
+                           for name, pubs in zip(self.names, self.pubs)]
         #: The embedded runtime's fast path (runtime/run.py): per robot, a function called with the
         #: event's (ground, horizontal) values instead of publishing prox/ground/delta and
         #: prox/horizontal, set while its controller is those topics' only reader.
@@ -181,9 +189,10 @@ class WorldNode:
             return
         name = self.names[i]
         stamp = msgs.stamp(t)
-        for k, sensor in enumerate(rm.PROX_NAMES):
-            if pubs[sensor].get_subscription_count():
-                pubs[sensor].publish(self._range(name, sensor, int(horizontal[k]), stamp))
+        values = horizontal.tolist()
+        for k, (pub, frame_id) in enumerate(self.range_pubs[i]):
+            if pub.get_subscription_count():
+                pub.publish(self._range(frame_id, values[k], stamp))
         for side, value in zip(msgs.GROUND_NAMES, ground):
             pub = pubs[f'ground_{side}']
             if pub.get_subscription_count():
@@ -224,11 +233,13 @@ class WorldNode:
                 msgs.transform_stamped(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i]),
             ]))
 
-    def _range(self, name: str, sensor: str, value: int, stamp: Any) -> Any:
+    def _range(self, frame_id: str, value: int, stamp: Any) -> Any:
+        """A proximity sensor's Range cone for raw value `value` (0..PROX_M)."""
         return msgs.Range(
-            header=msgs.Header(stamp=stamp, frame_id=f'{name}/proximity_{sensor}_link'),
-            radiation_type=msgs.Range.INFRARED, field_of_view=float(2 * rm.PROX_RAY_ANGLES[2]),
-            min_range=0.0, max_range=rm.PROX_RANGE, range=float(rm.prox_distance(value)))
+            header=msgs.Header(stamp=stamp, frame_id=frame_id),
+            radiation_type=msgs.Range.INFRARED, field_of_view=_PROX_FOV,
+            min_range=0.0, max_range=rm.PROX_RANGE,
+            range=_PROX_DISTANCES[value] if 0 <= value < len(_PROX_DISTANCES) else float(rm.prox_distance(value)))
 
     def _static_transforms(self) -> Any:
         stamp = msgs.stamp(0.0)

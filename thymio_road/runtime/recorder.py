@@ -158,6 +158,18 @@ class _BagWriter(Writer):
 _MESSAGE_RECORD = struct.Struct('<BQHIQQ')
 
 
+class _MessageIndex(MessageIndex):
+    """A chunk's index of one channel, written with one pack for all its entries (the library
+    writes two 8-byte integers at a time): the same record."""
+
+    def write(self, stream: Any) -> None:
+        records = self.records
+        stream.start_record(Opcode.MESSAGE_INDEX)
+        stream.write(struct.pack(f'<HI{2 * len(records)}Q', self.channel_id, 16 * len(records),
+                                 *[value for record in records for value in record]))
+        stream.finish_record()
+
+
 class _McapWriter(McapWriter):
     """The mcap library's writer whose add_message writes the same records and indexes with
     less work: one pack for the record's head instead of a Message object and six writes, and
@@ -182,7 +194,7 @@ class _McapWriter(McapWriter):
             chunk.message_end_time = log_time
         index = chunk.message_indices.get(channel_id)
         if index is None:
-            index = chunk.message_indices[channel_id] = MessageIndex(channel_id=channel_id, records=[])
+            index = chunk.message_indices[channel_id] = _MessageIndex(channel_id=channel_id, records=[])
         buffer = chunk.record_writer._buffer
         index.records.append((log_time, buffer.tell()))
         chunk.num_messages += 1
