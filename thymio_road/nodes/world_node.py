@@ -150,7 +150,7 @@ class WorldNode:
 
     def command(self, i: int, left: int, right: int) -> None:
         """Robot i's wheel targets as the controller computed them (the fast path's cmd_vel)."""
-        self.world.command(i, left, right, at=self.now)
+        self.world.command(i, left, right, self.tick * self.dt)
 
     def _on_led(self, name: str, msg: Any) -> None:
         self.led[name] = (msg.r, msg.g, msg.b)
@@ -159,7 +159,7 @@ class WorldNode:
         if self._waiting and not self._controllers_connected():
             return
         self.tick += 1
-        t = self.now
+        t = self.tick * self.dt  # self.now
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
         self.world.settle_contacts(t)

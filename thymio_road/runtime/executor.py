@@ -52,18 +52,6 @@ class Timer:
         return self.cancelled
 
 
-class _Deferred:
-    """A queued direct call: it takes a subscription's place in the delivery queue."""
-
-    __slots__ = ('function',)
-
-    def __init__(self, function: Callable[..., None]) -> None:
-        self.function = function
-
-    def callback(self, args: tuple) -> None:
-        self.function(*args)
-
-
 class TopicTypeError(TypeError):
     """Two nodes disagree on a topic's type."""
 
@@ -78,7 +66,9 @@ class Executor:
         self.recorder = recorder
         self._timers: list[tuple[int, int, Timer]] = []
         self._seq = 0
-        self._pending: deque[tuple[Subscription, Any]] = deque()
+        #: Deliveries due after the current callback: (function, arguments), a subscription's
+        #: callback with (message,) or a direct call with its arguments.
+        self._pending: deque[tuple[Callable[..., None], tuple]] = deque()
         #: Called with a topic's name when it gains a subscription or a publisher.
         self.watchers: list[Callable[[str], None]] = []
 
@@ -111,7 +101,7 @@ class Executor:
         sub = Subscription(name, callback, qos)
         topic.subscriptions.append(sub)
         for msg in topic.latched:
-            self._pending.append((sub, msg))
+            self._pending.append((callback, (msg,)))
         for watcher in self.watchers:
             watcher(name)
         return sub
@@ -124,15 +114,14 @@ class Executor:
         if topic.recorded:
             self.recorder.write(topic.name, msg, self.now_ns)
         for sub in topic.subscriptions:
-            self._pending.append((sub, msg))
+            self._pending.append((sub.callback, (msg,)))
 
     def deferred(self, function: Callable[..., None]) -> Callable[..., None]:
         """`function` called with the given arguments when a message published now would be delivered."""
-        target = _Deferred(function)
         pending = self._pending
 
         def defer(*args: Any) -> None:
-            pending.append((target, args))
+            pending.append((function, args))
         return defer
 
     def subscriber_count(self, topic: Topic) -> int:
@@ -186,5 +175,5 @@ class Executor:
     def _drain(self) -> None:
         pending = self._pending
         while pending:
-            sub, msg = pending.popleft()
-            sub.callback(msg)
+            function, args = pending.popleft()
+            function(*args)

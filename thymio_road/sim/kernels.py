@@ -24,6 +24,9 @@ PROX_2X0 = 2 * rm.PROX_X0
 PROX_C = rm.PROX_C
 COS_SIDE_RAY = math.cos(float(rm.PROX_RAY_ANGLES[2]))
 HULL = np.ascontiguousarray(rm.HULL)
+#: (Bounding radius of the hull + 0.1 mm)²: a ray that passes farther from a robot's centre
+#: cannot hit its hull (the margin covers the hull's corners and round-off).
+HULL_SKIP2 = (float(np.hypot(HULL[:, 0], HULL[:, 1]).max()) + 1e-4) ** 2
 GROUND_MAX = rm.GROUND_MAX
 
 
@@ -183,17 +186,32 @@ def prox_read(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, local
         ang = local_angles[r] + th
         dx, dy = math.cos(ang), math.sin(ang)
         best = np.inf
-        for s in range(ns):
-            ex = bx[s] - ax[s]
-            ey = by[s] - ay[s]
-            wx = ax[s] - ox
-            wy = ay[s] - oy
-            denom = dx * ey - dy * ex
-            if abs(denom) > 1e-12:
-                tt = (wx * ey - wy * ex) / denom
-                u = (wx * dy - wy * dx) / denom
-                if tt >= 0 and tt <= PROX_RANGE and u >= 0 and u <= 1 and tt < best:
-                    best = tt
+        for q in range(-1, m):
+            if q < 0:  # the walls
+                first, last = 0, nw
+            else:
+                # A hull farther from the ray than its bounding radius cannot be hit: its
+                # segments are skipped (the nearest hit, the minimum, is the same).
+                cx = poses[near[q], 0] - ox
+                cy = poses[near[q], 1] - oy
+                along = min(max(cx * dx + cy * dy, 0.0), PROX_RANGE)
+                gx = cx - along * dx
+                gy = cy - along * dy
+                if gx * gx + gy * gy > HULL_SKIP2:
+                    continue
+                first = nw + q * k
+                last = first + k
+            for s in range(first, last):
+                ex = bx[s] - ax[s]
+                ey = by[s] - ay[s]
+                wx = ax[s] - ox
+                wy = ay[s] - oy
+                denom = dx * ey - dy * ex
+                if abs(denom) > 1e-12:
+                    tt = (wx * ey - wy * ex) / denom
+                    u = (wx * dy - wy * dx) / denom
+                    if tt >= 0 and tt <= PROX_RANGE and u >= 0 and u <= 1 and tt < best:
+                        best = tt
         dist[r] = best
         f[r] = _response(best * 100.0)
     for q in range(7):

@@ -121,6 +121,7 @@ class World:
         self.touch_radius = 2 * rm.HULL_BOUND_RADIUS + 2 * rm.PLATEAU_SPEED * rm.PROX_EVENT_PERIOD * 1.5
         #: ... and under which one may see the other with its proximity sensors.
         self.sense_radius = self.touch_radius + rm.PROX_RANGE
+        self._touch_radius2 = self.touch_radius ** 2
         self._group = np.empty(n, dtype=np.int64)
         # The displacements not yet added to `distance` (kernels.move_logged): robot and (dx, dy).
         self._log_robot = np.empty(DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
@@ -133,8 +134,8 @@ class World:
         self._bind_event()
 
     def _bind_event(self) -> None:
-        """The fused kernels' arguments after the robot, time and output (kernels.event, sense),
-        bound once (the noise streams refill their buffers in place)."""
+        """The fused kernels' arguments after the robot, time and output or wheel targets
+        (kernels.event, sense, command_at), bound once (the noise streams refill in place)."""
         m, prox, ground = self.road_map, self.prox_noise, self.ground_noise
         sensing = (self.prox.reach * self.prox.reach, self.prox.local_origins, self.prox.local_angles,
                    float(self.prox.noise), prox.buffer, prox.cursor, self.ground.response, m.resolution,
@@ -142,6 +143,10 @@ class World:
                    m.blind_area, m.barcode_index, rm.PROX_EVENT_PERIOD, ROAD_LOSS_TIME, self.time_sensed,
                    self.time_on_road, self.off_road_for, self.road_losses)
         self._sense_args = (self.poses, *sensing)
+        motor = self.motor_noise
+        self._command_args = (motor.buffer, motor.cursor, self.params.motor_noise, self.gain, self.targets,
+                              self.target, self.wheel, self.clock, self.poses, self.odom, self.odom_scale,
+                              self.movable, self._io, self._log_robot, self._log_step)
         self._event_args = (self.clock, self.poses, self.odom, self.target, self.odom_scale, self.movable,
                             self._io, self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
                             self._hull_reach2, self.prox.walls, *sensing)
@@ -173,12 +178,8 @@ class World:
     def command(self, i: int, left: int, right: int, at: float | None = None) -> None:
         """Set motor targets (Aseba units) from time `at` on; the motor noise is drawn per command."""
         if at is not None and self._instant:
-            noise = self.motor_noise
-            while not kernels.command_at(i, at, left, right, noise.buffer, noise.cursor, self.params.motor_noise,
-                                         self.gain, self.targets, self.target, self.wheel, self.clock, self.poses,
-                                         self.odom, self.odom_scale, self.movable, self._io, self._log_robot,
-                                         self._log_step):
-                self._make_room(noise, 2)
+            while not kernels.command_at(i, at, left, right, *self._command_args):
+                self._make_room(self.motor_noise, 2)
             return
         if not self.movable[i]:
             return
@@ -210,7 +211,7 @@ class World:
         """
         if len(self.poses) < 2:
             return
-        n = kernels.close_robots(self.poses, self.touch_radius, self.touch_radius ** 2, self._group)
+        n = kernels.close_robots(self.poses, self.touch_radius, self._touch_radius2, self._group)
         if n == 0:
             return
         group = self._group[:n].copy()
