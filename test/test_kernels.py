@@ -108,3 +108,49 @@ def test_robots_far_apart_are_not_moved_by_the_contact_pass():
         world.command(i, 200, 200)
     world.settle_contacts(0.5)
     assert not world.clock.any()
+
+
+def _drive_ticks(world, seconds, seed):
+    """The world node's loop as the runtime runs it: a tick's events, then the controllers' commands
+    (delivered after the tick); World.tick for the compiled world, the parts for the numpy one."""
+    rng = np.random.default_rng(seed)
+    log = []
+    ticks = int(round(seconds / world.params.physics_dt))
+    for tick in range(1, ticks + 1):
+        t = tick * world.params.physics_dt
+        due = world.due(tick)
+        if isinstance(world, World):
+            outs, barcodes, states = world.tick(t, due)
+            for k, i in enumerate(due.tolist()):
+                log.append((i, outs[k, :7].tolist(), tuple(outs[k, 7:].tolist()), barcodes[k], states[k].tolist()))
+        else:
+            world.settle_contacts(t)
+            for i in due.tolist():
+                world.sync(i, t)
+                prox, ground = world.read_prox(i), world.read_ground(i)
+                world.record_road_truth(i)
+                barcode = world.barcode_under(i)
+                state = [*world.poses[i], *world.odom[i], *world.wheel[i]]
+                log.append((i, prox.tolist(), tuple(int(v) for v in ground), barcode, [float(v) for v in state]))
+        for i in due.tolist():
+            left, right = int(rng.integers(-300, 500)), int(rng.integers(-300, 500))
+            world.command(i, *((200, 200) if i == 0 else (left, right)), at=t)
+    return log
+
+
+@pytest.mark.parametrize('walls', [False, True])
+@pytest.mark.parametrize('params', [EXACT, WorldParams()], ids=['noise off', 'noise on'])
+def test_a_compiled_tick_matches_the_numpy_world_bit_for_bit(walls, params, monkeypatch):
+    """World.tick (the contact pass and the tick's events in one call, stopping for Python's
+    contact resolution and for noise refills) against the numpy world's parts."""
+    monkeypatch.setattr(world_module, 'DISTANCE_LOG', 5)
+    specs = _crowd(6)
+    new = World(_map(walls), specs, params, seed=12)
+    old = ReferenceWorld(_map(walls), specs, params, seed=12)
+    log_new, log_old = _drive_ticks(new, 6.0, 3), _drive_ticks(old, 6.0, 3)
+    assert len(log_new) == len(log_old) > 500
+    assert log_new == log_old
+    assert new.contacts.sum() > 0 and sum(any(p) for _, p, _, _, _ in log_new) > 100
+    for name in ('poses', 'odom', 'clock', 'distance', 'time_sensed', 'time_on_road', 'road_losses', 'contacts',
+                 'targets', 'target', 'wheel'):
+        assert np.array_equal(getattr(new, name), getattr(old, name)), name

@@ -96,7 +96,8 @@ class WorldNode:
         #: ... and per robot, True while none of its Range, odom, ground_truth (other than by
         #: truth_direct) and /tf messages has a reader: they are not even looked at.
         self.quiet: list[bool] = [False] * len(self.names)
-        self._due = [self.world.due(k).tolist() for k in range(self.world.slots)]
+        #: Per tick of the event period: the robots whose event it is (an array for the world, a list).
+        self._due = [(due, due.tolist()) for due in (self.world.due(k) for k in range(self.world.slots))]
         for i, name in enumerate(self.names):
             node.create_subscription(msgs.Twist, f'/{name}/cmd_vel', partial(self._on_cmd_vel, i),
                                      msgs.DEFAULT)
@@ -162,15 +163,17 @@ class WorldNode:
         t = self.tick * self.dt  # self.now
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
-        self.world.settle_contacts(t)
-        for i in self._due[self.tick % self.world.slots]:
-            self._prox_event(i, t)
+        due, due_list = self._due[self.tick % self.world.slots]
+        outs, barcodes, states = self.world.tick(t, due)
+        for k, i in enumerate(due_list):
+            self._prox_event(i, t, outs[k, :7], outs[k, 7:], barcodes[k], states[k])
         if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():
             self.marker_pub.publish(self._markers(t))
 
-    def _prox_event(self, i: int, t: float) -> None:
-        world, pubs = self.world, self.pubs[i]
-        horizontal, ground, barcode = world.event(i, t)
+    def _prox_event(self, i: int, t: float, horizontal: Any, ground: Any, barcode: int, state: Any) -> None:
+        """Publish robot i's event: its readings (int16 arrays), the barcode under its reading
+        sensor and its state right after the event (pose, odometry pose, wheel speeds)."""
+        pubs = self.pubs[i]
         if barcode != self.on_barcode[i]:
             self._barcode_truth(i, t, barcode)
         direct = self.direct[i]
@@ -183,9 +186,8 @@ class WorldNode:
         if self.quiet[i]:
             truth = self.truth_direct[i]
             if truth is not None:
-                th = float(world.poses[i, 2])
-                truth(float(world.poses[i, 0]), float(world.poses[i, 1]), 0.0, 0.0, math.sin(th / 2),
-                      math.cos(th / 2))
+                x, y, th = state[:3].tolist()
+                truth(x, y, 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
             return
         name = self.names[i]
         stamp = msgs.stamp(t)
@@ -197,7 +199,7 @@ class WorldNode:
             pub = pubs[f'ground_{side}']
             if pub.get_subscription_count():
                 pub.publish(msgs.ground_range(stamp, f'{name}/ground_{side}_link', value, self.ground_threshold))
-        self._publish_odometry(i, name, stamp)
+        self._publish_odometry(i, name, stamp, state.tolist())
 
     def _barcode_truth(self, i: int, t: float, k: int) -> None:
         """Ground truth for scoring reads: when the reading sensor enters barcode k (or a mark)."""
@@ -210,27 +212,28 @@ class WorldNode:
                     'code': bar.code, 'bits': bar.bits}, sort_keys=True)))
 
     # --- messages ------------------------------------------------------------------------------
-    def _publish_odometry(self, i: int, name: str, stamp: Any) -> None:
-        world, pubs = self.world, self.pubs[i]
-        vl, vr = world.wheel[i]
+    def _publish_odometry(self, i: int, name: str, stamp: Any, state: list[float]) -> None:
+        """odom, ground_truth and /tf of robot i's `state` (pose, odometry pose, wheel speeds)."""
+        pubs = self.pubs[i]
+        pose, odom, (vl, vr) = state[0:3], state[3:6], state[6:8]
         v, w = (vl + vr) / 2, (vr - vl) / rm.AXLE_LENGTH
         if pubs['odom'].get_subscription_count():
-            pubs['odom'].publish(_odometry(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i], v, w))
+            pubs['odom'].publish(_odometry(stamp, f'{name}/odom', f'{name}/base_link', odom, v, w))
         truth = self.truth_direct[i]
         if truth is not None:
-            th = float(world.poses[i, 2])
-            truth(float(world.poses[i, 0]), float(world.poses[i, 1]), 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
+            x, y, th = pose
+            truth(x, y, 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
         elif pubs['truth'].get_subscription_count():
-            pubs['truth'].publish(_odometry(stamp, 'map', f'{name}/base_link', world.poses[i], v, w))
+            pubs['truth'].publish(_odometry(stamp, 'map', f'{name}/base_link', pose, v, w))
         if self.tf_pub is not None and self.tf_pub.get_subscription_count():
-            x, y, th = world.poses[i]
-            xo, yo, tho = world.odom[i]
+            x, y, th = pose
+            xo, yo, tho = odom
             phi = th - tho
             c, s = math.cos(phi), math.sin(phi)
             correction = (x - (c * xo - s * yo), y - (s * xo + c * yo), phi)
             self.tf_pub.publish(msgs.TFMessage(transforms=[
                 msgs.transform_stamped(stamp, 'map', f'{name}/odom', correction),
-                msgs.transform_stamped(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i]),
+                msgs.transform_stamped(stamp, f'{name}/odom', f'{name}/base_link', odom),
             ]))
 
     def _range(self, frame_id: str, value: int, stamp: Any) -> Any:

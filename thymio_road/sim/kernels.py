@@ -439,3 +439,72 @@ def command_at(i: int, t: float, left: int, right: int, motor_noise: np.ndarray,
     motor_at[0] = k + 2
     command(i, left, right, motor_noise[k], motor_noise[k + 1], sigma, gain, targets, target, wheel, True)
     return True
+
+
+#: World.tick's kernel is done (io[2]), or stopped for the contacts of the tick's pass.
+DONE = 0
+SETTLE_RESOLVE = -102
+
+
+@njit(cache=True)
+def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, barcodes: np.ndarray,
+         states: np.ndarray, touch_radius: float, touch_radius2: float, wheel: np.ndarray,
+         clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
+         odom_scale: np.ndarray, movable: np.ndarray, io: np.ndarray, log_robot: np.ndarray,
+         log_step: np.ndarray, group: np.ndarray, sense_r2: float, hull_reach2: float,
+         walls: np.ndarray, prox_reach2: float, local_origins: np.ndarray,
+         local_angles: np.ndarray, prox_sigma: float, prox_noise: np.ndarray, prox_at: np.ndarray,
+         response: np.ndarray, resolution: float, ground_sensors: np.ndarray, ground_sigma: float,
+         ground_noise: np.ndarray, ground_at: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
+         barcode_index: np.ndarray, period: float, loss_time: float, time_sensed: np.ndarray,
+         time_on_road: np.ndarray, off_road_for: np.ndarray, road_losses: np.ndarray) -> int:
+    """A world tick on a map without walls: the contact pass (`settle`, World.settle_contacts),
+    then :func:`event` for due[start:], each robot's readings into outs[k], its barcode into
+    barcodes[k] and its state right after its event (pose, odometry, wheel speeds) into states[k].
+
+    Returns where it stopped in `due`; io[2] says why: DONE, NEED_ROOM (nothing done at that
+    point), SETTLE_RESOLVE (the pass's group, io[1] robots in `group`, has contacts to resolve)
+    or NEED_RESOLVE (that robot's event did; sense it after). io[3] is 1 once the pass is done.
+    """
+    n = poses.shape[0]
+    io[3] = 0 if settle else 1
+    if settle:
+        if io[0] + n > log_robot.shape[0]:
+            io[2] = NEED_ROOM
+            return start
+        if n >= 2:
+            m = close_robots(poses, touch_radius, touch_radius2, group)
+            if m > 0:
+                for k in range(m):
+                    move_logged(group[k], t, clock, poses, odom, target, odom_scale, movable, io, log_robot,
+                                log_step)
+                if any_pair_within(poses, group[:m], hull_reach2):
+                    io[1] = m
+                    io[2] = SETTLE_RESOLVE
+                    io[3] = 1
+                    return start
+        io[3] = 1
+    for k in range(start, len(due)):
+        i = due[k]
+        r = event(i, t, outs[k], clock, poses, odom, target, odom_scale, movable, io, log_robot, log_step,
+                  group, sense_r2, hull_reach2, walls, prox_reach2, local_origins, local_angles, prox_sigma,
+                  prox_noise, prox_at, response, resolution, ground_sensors, ground_sigma, ground_noise,
+                  ground_at, road_index, blind_area, barcode_index, period, loss_time, time_sensed,
+                  time_on_road, off_road_for, road_losses)
+        if r == NEED_ROOM or r == NEED_RESOLVE:
+            io[2] = r
+            return k
+        barcodes[k] = r
+        state(i, poses, odom, wheel, states[k])
+    io[2] = DONE
+    return len(due)
+
+
+@njit(cache=True)
+def state(i: int, poses: np.ndarray, odom: np.ndarray, wheel: np.ndarray, out: np.ndarray) -> None:
+    """Robot i's pose, odometry pose and wheel speeds into out (8 values)."""
+    for c in range(3):
+        out[c] = poses[i, c]
+        out[3 + c] = odom[i, c]
+    out[6] = wheel[i, 0]
+    out[7] = wheel[i, 1]

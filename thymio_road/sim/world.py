@@ -126,8 +126,9 @@ class World:
         # The displacements not yet added to `distance` (kernels.move_logged): robot and (dx, dy).
         self._log_robot = np.empty(DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
         self._log_step = np.zeros((len(self._log_robot), 2))
-        #: The kernels' counters: [0] entries in the log, [1] size of the last event's group.
-        self._io = np.zeros(2, dtype=np.int64)
+        #: The kernels' counters: [0] entries in the log, [1] size of the last group, [2] and [3]
+        #: kernels.tick's state and whether its contact pass is done.
+        self._io = np.zeros(4, dtype=np.int64)
         self._instant = params.motor_time_constant == 0
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
         self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
@@ -150,6 +151,7 @@ class World:
         self._event_args = (self.clock, self.poses, self.odom, self.target, self.odom_scale, self.movable,
                             self._io, self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
                             self._hull_reach2, self.prox.walls, *sensing)
+        self._tick_args = (self.touch_radius, self._touch_radius2, self.wheel, *self._event_args)
 
     @property
     def distance(self) -> np.ndarray:
@@ -319,6 +321,47 @@ class World:
             if k != kernels.NEED_ROOM:
                 return out[:7], out[7:], k
             self._make_room(self.prox_noise, 7, self.ground_noise, 2)
+
+    def tick(self, t: float, due: np.ndarray) -> tuple[np.ndarray, list[int], np.ndarray]:
+        """A world tick: :meth:`settle_contacts`, then :meth:`event` for each robot of `due` in
+        order, in one compiled call when it can (kernels.tick).
+
+        Returns, per due robot k: outs[k] (its 7 proximity then 2 ground values, int16),
+        barcodes[k] and states[k], its pose, odometry pose and wheel speeds right after its
+        event (8 values), which the robots' later events of the tick may change.
+        """
+        count = len(due)
+        outs = np.empty((count, 9), dtype=np.int16)
+        states = np.empty((count, 8))
+        if not self._instant or self.bounds is not None:
+            self.settle_contacts(t)
+            barcodes = []
+            for k, i in enumerate(due.tolist()):
+                horizontal, ground, barcode = self.event(i, t)
+                outs[k, :7], outs[k, 7:] = horizontal, ground
+                barcodes.append(barcode)
+                kernels.state(i, self.poses, self.odom, self.wheel, states[k])
+            return outs, barcodes, states
+        found = np.empty(count, dtype=np.int64)
+        settle, start = True, 0
+        while True:
+            start = kernels.tick(t, settle, start, due, outs, found, states, *self._tick_args)
+            why = self._io[2]
+            settle = not self._io[3]
+            if why == kernels.DONE:
+                return outs, found.tolist(), states
+            if why == kernels.NEED_ROOM:
+                self._make_room(self.prox_noise, 7, self.ground_noise, 2)
+            elif why == kernels.SETTLE_RESOLVE:
+                self._resolve(self._group[:int(self._io[1])].copy())
+            else:  # NEED_RESOLVE: the robot at `start` moved; its contacts, then its readings
+                self._resolve(self._group[:int(self._io[1])].copy())
+                i = int(due[start])
+                while (k := kernels.sense(i, outs[start], self.prox.walls, *self._sense_args)) == kernels.NEED_ROOM:
+                    self._make_room(self.prox_noise, 7, self.ground_noise, 2)
+                found[start] = k
+                kernels.state(i, self.poses, self.odom, self.wheel, states[start])
+                start += 1
 
     def _make_room(self, *streams_and_counts) -> None:
         """Refill the noise streams that lack samples, as their take() would, and empty the log."""
