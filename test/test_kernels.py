@@ -120,9 +120,10 @@ def _drive_ticks(world, seconds, seed):
         t = tick * world.params.physics_dt
         due = world.due(tick)
         if isinstance(world, World):
-            outs, barcodes, states = world.tick(t, due)
+            outs, states = world.tick(t, due)
             for k, i in enumerate(due.tolist()):
-                log.append((i, outs[k, :7].tolist(), tuple(outs[k, 7:].tolist()), barcodes[k], states[k].tolist()))
+                log.append((i, outs[k, :7].tolist(), tuple(outs[k, 7:9].tolist()), int(outs[k, 9]),
+                            states[k].tolist()))
         else:
             world.settle_contacts(t)
             for i in due.tolist():

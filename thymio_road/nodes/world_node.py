@@ -164,15 +164,18 @@ class WorldNode:
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
         due, due_list = self._due[self.tick % self.world.slots]
-        outs, barcodes, states = self.world.tick(t, due)
-        for k, i in enumerate(due_list):
-            self._prox_event(i, t, outs[k, :7], outs[k, 7:], barcodes[k], states[k])
+        outs, states = self.world.tick(t, due)
+        if due_list:
+            barcodes = outs[:, 9].tolist()
+            for k, i in enumerate(due_list):
+                self._prox_event(i, t, outs[k, :7], outs[k, 7:9], barcodes[k], states, k)
         if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():
             self.marker_pub.publish(self._markers(t))
 
-    def _prox_event(self, i: int, t: float, horizontal: Any, ground: Any, barcode: int, state: Any) -> None:
+    def _prox_event(self, i: int, t: float, horizontal: Any, ground: Any, barcode: int, states: Any,
+                    row: int) -> None:
         """Publish robot i's event: its readings (int16 arrays), the barcode under its reading
-        sensor and its state right after the event (pose, odometry pose, wheel speeds)."""
+        sensor and its state right after the event, states[row] (pose, odometry pose, wheel speeds)."""
         pubs = self.pubs[i]
         if barcode != self.on_barcode[i]:
             self._barcode_truth(i, t, barcode)
@@ -186,7 +189,7 @@ class WorldNode:
         if self.quiet[i]:
             truth = self.truth_direct[i]
             if truth is not None:
-                x, y, th = state[:3].tolist()
+                x, y, th = states[row, :3].tolist()
                 truth(x, y, 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
             return
         name = self.names[i]
@@ -199,7 +202,7 @@ class WorldNode:
             pub = pubs[f'ground_{side}']
             if pub.get_subscription_count():
                 pub.publish(msgs.ground_range(stamp, f'{name}/ground_{side}_link', value, self.ground_threshold))
-        self._publish_odometry(i, name, stamp, state.tolist())
+        self._publish_odometry(i, name, stamp, states[row].tolist())
 
     def _barcode_truth(self, i: int, t: float, k: int) -> None:
         """Ground truth for scoring reads: when the reading sensor enters barcode k (or a mark)."""

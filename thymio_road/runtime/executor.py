@@ -157,19 +157,30 @@ class Executor:
     def run_until(self, end_ns: int, on_time: Callable[[int], None] | None = None) -> None:
         """Fire every timer due up to and including end_ns."""
         self._drain()
-        while self._timers and self._timers[0][0] <= end_ns:
-            due, _, timer = heapq.heappop(self._timers)
+        timers = self._timers
+        while timers and timers[0][0] <= end_ns:
+            # The timer stays at the heap's top while it runs (a timer created meanwhile is due
+            # later) and is then re-armed in place: heapreplace, one sift instead of two.
+            due, _, timer = timers[0]
             if timer.cancelled:
+                heapq.heappop(timers)
                 continue
-            if due != self.now_ns:
-                self.now_ns = due
-                if on_time is not None:
-                    on_time(due)
-            timer.callback()
-            self._drain()
+            try:
+                if due != self.now_ns:
+                    self.now_ns = due
+                    if on_time is not None:
+                        on_time(due)
+                timer.callback()
+                self._drain()
+            except BaseException:
+                heapq.heappop(timers)
+                raise
             timer.next_ns = due + timer.period_ns
-            if not timer.cancelled:
-                self._push(timer)
+            if timer.cancelled:
+                heapq.heappop(timers)
+            else:
+                self._seq += 1
+                heapq.heapreplace(timers, (timer.next_ns, self._seq, timer))
         self.now_ns = max(self.now_ns, end_ns)
 
     def _drain(self) -> None:

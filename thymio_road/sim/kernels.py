@@ -441,14 +441,12 @@ def command_at(i: int, t: float, left: int, right: int, motor_noise: np.ndarray,
     return True
 
 
-#: World.tick's kernel is done (io[2]), or stopped for the contacts of the tick's pass.
-DONE = 0
+#: World.tick's kernel stopped for the contacts of the tick's contact pass (io[2]).
 SETTLE_RESOLVE = -102
 
 
 @njit(cache=True)
-def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, barcodes: np.ndarray,
-         states: np.ndarray, touch_radius: float, touch_radius2: float, wheel: np.ndarray,
+def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, states: np.ndarray, touch_radius: float, touch_radius2: float, wheel: np.ndarray,
          clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
          odom_scale: np.ndarray, movable: np.ndarray, io: np.ndarray, log_robot: np.ndarray,
          log_step: np.ndarray, group: np.ndarray, sense_r2: float, hull_reach2: float,
@@ -459,12 +457,14 @@ def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, 
          barcode_index: np.ndarray, period: float, loss_time: float, time_sensed: np.ndarray,
          time_on_road: np.ndarray, off_road_for: np.ndarray, road_losses: np.ndarray) -> int:
     """A world tick on a map without walls: the contact pass (`settle`, World.settle_contacts),
-    then :func:`event` for due[start:], each robot's readings into outs[k], its barcode into
-    barcodes[k] and its state right after its event (pose, odometry, wheel speeds) into states[k].
+    then :func:`event` for due[start:], each robot's readings into outs[k, :9], the barcode under
+    its reading sensor into outs[k, 9] and its state right after its event (pose, odometry,
+    wheel speeds) into states[k].
 
-    Returns where it stopped in `due`; io[2] says why: DONE, NEED_ROOM (nothing done at that
-    point), SETTLE_RESOLVE (the pass's group, io[1] robots in `group`, has contacts to resolve)
-    or NEED_RESOLVE (that robot's event did; sense it after). io[3] is 1 once the pass is done.
+    Returns -1 when done, else where it stopped in `due`, and io[2] says why: NEED_ROOM (nothing
+    done at that point), SETTLE_RESOLVE (the pass's group, io[1] robots in `group`, has contacts
+    to resolve) or NEED_RESOLVE (that robot's event did; sense it after). io[3] is 1 once the
+    pass is done.
     """
     n = poses.shape[0]
     io[3] = 0 if settle else 1
@@ -494,10 +494,9 @@ def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, 
         if r == NEED_ROOM or r == NEED_RESOLVE:
             io[2] = r
             return k
-        barcodes[k] = r
+        outs[k, 9] = r
         state(i, poses, odom, wheel, states[k])
-    io[2] = DONE
-    return len(due)
+    return -1
 
 
 @njit(cache=True)

@@ -130,6 +130,7 @@ class World:
         #: kernels.tick's state and whether its contact pass is done.
         self._io = np.zeros(4, dtype=np.int64)
         self._instant = params.motor_time_constant == 0
+        self._no_outs, self._no_states = np.empty((0, 10), dtype=np.int16), np.empty((0, 8))
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
         self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
         self._bind_event()
@@ -322,34 +323,30 @@ class World:
                 return out[:7], out[7:], k
             self._make_room(self.prox_noise, 7, self.ground_noise, 2)
 
-    def tick(self, t: float, due: np.ndarray) -> tuple[np.ndarray, list[int], np.ndarray]:
+    def tick(self, t: float, due: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A world tick: :meth:`settle_contacts`, then :meth:`event` for each robot of `due` in
         order, in one compiled call when it can (kernels.tick).
 
-        Returns, per due robot k: outs[k] (its 7 proximity then 2 ground values, int16),
-        barcodes[k] and states[k], its pose, odometry pose and wheel speeds right after its
-        event (8 values), which the robots' later events of the tick may change.
+        Returns, per due robot k: outs[k] (its 7 proximity then 2 ground values, then the barcode
+        under its reading sensor, int16) and states[k], its pose, odometry pose and wheel speeds
+        right after its event (8 values), which the tick's later events may change.
         """
         count = len(due)
-        outs = np.empty((count, 9), dtype=np.int16)
-        states = np.empty((count, 8))
+        if count:
+            outs, states = np.empty((count, 10), dtype=np.int16), np.empty((count, 8))
+        else:
+            outs, states = self._no_outs, self._no_states
         if not self._instant or self.bounds is not None:
             self.settle_contacts(t)
-            barcodes = []
             for k, i in enumerate(due.tolist()):
-                horizontal, ground, barcode = self.event(i, t)
-                outs[k, :7], outs[k, 7:] = horizontal, ground
-                barcodes.append(barcode)
+                horizontal, ground, outs[k, 9] = self.event(i, t)
+                outs[k, :7], outs[k, 7:9] = horizontal, ground
                 kernels.state(i, self.poses, self.odom, self.wheel, states[k])
-            return outs, barcodes, states
-        found = np.empty(count, dtype=np.int64)
+            return outs, states
         settle, start = True, 0
-        while True:
-            start = kernels.tick(t, settle, start, due, outs, found, states, *self._tick_args)
+        while (start := kernels.tick(t, settle, start, due, outs, states, *self._tick_args)) >= 0:
             why = self._io[2]
             settle = not self._io[3]
-            if why == kernels.DONE:
-                return outs, found.tolist(), states
             if why == kernels.NEED_ROOM:
                 self._make_room(self.prox_noise, 7, self.ground_noise, 2)
             elif why == kernels.SETTLE_RESOLVE:
@@ -359,9 +356,10 @@ class World:
                 i = int(due[start])
                 while (k := kernels.sense(i, outs[start], self.prox.walls, *self._sense_args)) == kernels.NEED_ROOM:
                     self._make_room(self.prox_noise, 7, self.ground_noise, 2)
-                found[start] = k
+                outs[start, 9] = k
                 kernels.state(i, self.poses, self.odom, self.wheel, states[start])
                 start += 1
+        return outs, states
 
     def _make_room(self, *streams_and_counts) -> None:
         """Refill the noise streams that lack samples, as their take() would, and empty the log."""
