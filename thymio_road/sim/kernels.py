@@ -507,3 +507,56 @@ def state(i: int, poses: np.ndarray, odom: np.ndarray, wheel: np.ndarray, out: n
         out[3 + c] = odom[i, c]
     out[6] = wheel[i, 0]
     out[7] = wheel[i, 1]
+
+
+# --- packed arguments: a numba call costs about 50 ns per array argument ------------------------
+#
+# The World keeps its robots' float state in one (n, ROBOT_COLUMNS) array and the kernels'
+# integers in one array (its attributes are views of them), so that the per-tick and per-command
+# kernels take a few arrays instead of thirty; the constants of the model are globals here.
+
+#: Columns [a, b) of the World's robot array.
+ROBOT_FIELDS = {'poses': (0, 3), 'odom': (3, 6), 'target': (6, 8), 'wheel': (8, 10), 'odom_scale': (10, 12),
+                'clock': (12, 13), 'time_sensed': (13, 14), 'time_on_road': (14, 15), 'off_road_for': (15, 16)}
+ROBOT_COLUMNS = 16
+#: The integers array: the counters (io) then the group, then the displacement log's robots;
+#: the noise streams' cursors (ground, proximity, motor) are io[CURSORS:CURSORS + 3].
+INTS = 8
+CURSORS = 4
+#: The floats array: the World's constants the kernels use.
+FLOAT_INDEX = {name: k for k, name in enumerate(
+    ('touch_radius', 'touch_radius2', 'sense_r2', 'hull_reach2', 'prox_reach2', 'prox_sigma', 'resolution',
+     'ground_sigma', 'period', 'loss_time', 'motor_sigma'))}
+FLOATS = len(FLOAT_INDEX)
+#: The model's constant arrays, as ProxSensing and World hold them.
+PROX_ORIGINS = np.ascontiguousarray(np.repeat(rm.PROX_SENSORS[:, :2], 3, axis=0))
+PROX_ANGLES = np.ascontiguousarray((rm.PROX_SENSORS[:, 2][:, None] + rm.PROX_RAY_ANGLES[None, :]).reshape(-1))
+GROUND_SENSORS = np.ascontiguousarray(rm.GROUND_SENSORS, dtype=float)
+NO_WALLS = np.zeros((0, 2, 2))
+
+
+@njit(cache=True)
+def tick_packed(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, states: np.ndarray,
+                floats: np.ndarray, robots: np.ndarray, ints: np.ndarray, noise: np.ndarray, movable: np.ndarray,
+                road_losses: np.ndarray, log_step: np.ndarray, response: np.ndarray, road_index: np.ndarray,
+                blind_area: np.ndarray, barcode_index: np.ndarray) -> int:
+    """:func:`tick` on the World's packed arrays (a map without walls)."""
+    n = robots.shape[0]
+    return tick(t, settle, start, due, outs, states, floats[0], floats[1], robots[:, 8:10],
+                robots[:, 12], robots[:, 0:3], robots[:, 3:6], robots[:, 6:8], robots[:, 10:12], movable,
+                ints[:INTS], ints[INTS + n:], log_step, ints[INTS:INTS + n], floats[2], floats[3], NO_WALLS,
+                floats[4], PROX_ORIGINS, PROX_ANGLES, floats[5], noise[1], ints[CURSORS + 1:CURSORS + 2],
+                response, floats[6], GROUND_SENSORS, floats[7], noise[0], ints[CURSORS:CURSORS + 1], road_index,
+                blind_area, barcode_index, floats[8], floats[9], robots[:, 13], robots[:, 14], robots[:, 15],
+                road_losses)
+
+
+@njit(cache=True)
+def command_packed(i: int, t: float, left: int, right: int, floats: np.ndarray, robots: np.ndarray,
+                   ints: np.ndarray, noise: np.ndarray, movable: np.ndarray, log_step: np.ndarray,
+                   gain: np.ndarray, targets: np.ndarray) -> bool:
+    """:func:`command_at` on the World's packed arrays."""
+    n = robots.shape[0]
+    return command_at(i, t, left, right, noise[2], ints[CURSORS + 2:CURSORS + 3], floats[10], gain, targets,
+                      robots[:, 6:8], robots[:, 8:10], robots[:, 12], robots[:, 0:3], robots[:, 3:6],
+                      robots[:, 10:12], movable, ints[:INTS], ints[INTS + n:], log_step)

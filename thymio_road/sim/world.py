@@ -90,26 +90,34 @@ class World:
         self.rng = np.random.default_rng(seed)
         streams = np.random.SeedSequence(seed).spawn(3)
         self.ground_noise, self.prox_noise, self.motor_noise = (NoiseStream(s) for s in streams)
-        self.poses = np.array([(s.x, s.y, s.theta) for s in self.specs], dtype=float).reshape(n, 3)
-        self.odom = np.zeros((n, 3))
-        self.clock = np.zeros(n)
+        # The robots' float state in one array (kernels.ROBOT_COLUMNS) and the kernels' integers in
+        # another: the attributes below are views of them, and a compiled tick is given two
+        # arrays instead of a dozen (a kernel call costs about 50 ns per array argument).
+        self._robots = np.zeros((n, kernels.ROBOT_COLUMNS))
+        self._ints = np.zeros(kernels.INTS + n + DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
+        #: The noise streams' buffers, rows of one array (each refills its own row in place).
+        self._noise = np.empty((3, len(self.ground_noise.buffer)))
+        for k, stream in enumerate((self.ground_noise, self.prox_noise, self.motor_noise)):
+            self._noise[k] = stream.buffer
+            stream.buffer, stream.cursor = self._noise[k], self._ints[kernels.CURSORS + k:kernels.CURSORS + k + 1]
+        columns = {name: self._robots[:, a:b] for name, (a, b) in kernels.ROBOT_FIELDS.items()}
+        self.poses, self.odom, self.target, self.wheel = (columns[k] for k in ('poses', 'odom', 'target', 'wheel'))
+        self.odom_scale = columns['odom_scale']
+        self.clock, self.time_sensed, self.time_on_road, self.off_road_for = (
+            columns[k][:, 0] for k in ('clock', 'time_sensed', 'time_on_road', 'off_road_for'))
+        self.poses[:] = np.array([(s.x, s.y, s.theta) for s in self.specs], dtype=float).reshape(n, 3)
         self.movable = np.array([not s.static for s in self.specs], dtype=bool)
         self.targets = np.zeros((n, 2), dtype=int)
-        self.wheel = np.zeros((n, 2))
-        self.target = np.zeros((n, 2))
         common = 1.0 + self.rng.normal(0.0, params.motor_gain_spread, (n, 1))
         imbalance = self.rng.normal(0.0, params.wheel_imbalance_spread, (n, 1)) / 2
         self.gain = common * np.hstack([1.0 + imbalance, 1.0 - imbalance])
-        self.odom_scale = 1.0 + self.rng.normal(0.0, params.odometry_scale_spread, (n, 2))
+        self.odom_scale[:] = 1.0 + self.rng.normal(0.0, params.odometry_scale_spread, (n, 2))
         # Each robot's "prox" event has its own phase in the 0.1 s period, on the world's tick.
         self.slots = int(round(rm.PROX_EVENT_PERIOD / params.physics_dt))
         self.slot = self.rng.integers(0, self.slots, n)
         # ground truth
         self._distance = np.zeros(n)
-        self.time_on_road = np.zeros(n)
-        self.time_sensed = np.zeros(n)
         self.road_losses = np.zeros(n, dtype=int)
-        self.off_road_for = np.zeros(n)
         self.contacts = np.zeros(n, dtype=int)
         self.ground = GroundSensing(road_map, params.ground_noise)
         walls = sheet_walls(road_map.width, road_map.height) if road_map.walls else None
@@ -122,13 +130,13 @@ class World:
         #: ... and under which one may see the other with its proximity sensors.
         self.sense_radius = self.touch_radius + rm.PROX_RANGE
         self._touch_radius2 = self.touch_radius ** 2
-        self._group = np.empty(n, dtype=np.int64)
-        # The displacements not yet added to `distance` (kernels.move_logged): robot and (dx, dy).
-        self._log_robot = np.empty(DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
-        self._log_step = np.zeros((len(self._log_robot), 2))
         #: The kernels' counters: [0] entries in the log, [1] size of the last group, [2] and [3]
-        #: kernels.tick's state and whether its contact pass is done.
-        self._io = np.zeros(4, dtype=np.int64)
+        #: kernels.tick's state and whether its contact pass is done; then the noise cursors.
+        self._io = self._ints[:kernels.INTS]
+        self._group = self._ints[kernels.INTS:kernels.INTS + n]
+        # The displacements not yet added to `distance` (kernels.move_logged): robot and (dx, dy).
+        self._log_robot = self._ints[kernels.INTS + n:]
+        self._log_step = np.zeros((len(self._log_robot), 2))
         self._instant = params.motor_time_constant == 0
         self._no_outs, self._no_states = np.empty((0, 10), dtype=np.int16), np.empty((0, 8))
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
@@ -145,14 +153,23 @@ class World:
                    m.blind_area, m.barcode_index, rm.PROX_EVENT_PERIOD, ROAD_LOSS_TIME, self.time_sensed,
                    self.time_on_road, self.off_road_for, self.road_losses)
         self._sense_args = (self.poses, *sensing)
-        motor = self.motor_noise
-        self._command_args = (motor.buffer, motor.cursor, self.params.motor_noise, self.gain, self.targets,
-                              self.target, self.wheel, self.clock, self.poses, self.odom, self.odom_scale,
-                              self.movable, self._io, self._log_robot, self._log_step)
         self._event_args = (self.clock, self.poses, self.odom, self.target, self.odom_scale, self.movable,
                             self._io, self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
                             self._hull_reach2, self.prox.walls, *sensing)
-        self._tick_args = (self.touch_radius, self._touch_radius2, self.wheel, *self._event_args)
+        floats = np.zeros(kernels.FLOATS)
+        for name, value in (('touch_radius', self.touch_radius), ('touch_radius2', self._touch_radius2),
+                            ('sense_r2', self.sense_radius ** 2), ('hull_reach2', self._hull_reach2),
+                            ('prox_reach2', self.prox.reach * self.prox.reach), ('prox_sigma', float(self.prox.noise)),
+                            ('resolution', m.resolution), ('ground_sigma', float(self.ground.noise)),
+                            ('period', rm.PROX_EVENT_PERIOD), ('loss_time', ROAD_LOSS_TIME),
+                            ('motor_sigma', self.params.motor_noise)):
+            floats[kernels.FLOAT_INDEX[name]] = value
+        self._tick_args = (floats, self._robots, self._ints, self._noise, self.movable, self.road_losses,
+                           self._log_step, self.ground.response, m.road_index, m.blind_area, m.barcode_index)
+        self._command_args = (floats, self._robots, self._ints, self._noise, self.movable, self._log_step,
+                              self.gain, self.targets)
+        if len(m.barcodes) >= 2 ** 15:
+            raise ValueError('World.tick keeps barcode indices as int16: a map has fewer than 32768 barcodes')
 
     @property
     def distance(self) -> np.ndarray:
@@ -181,7 +198,7 @@ class World:
     def command(self, i: int, left: int, right: int, at: float | None = None) -> None:
         """Set motor targets (Aseba units) from time `at` on; the motor noise is drawn per command."""
         if at is not None and self._instant:
-            while not kernels.command_at(i, at, left, right, *self._command_args):
+            while not kernels.command_packed(i, at, left, right, *self._command_args):
                 self._make_room(self.motor_noise, 2)
             return
         if not self.movable[i]:
@@ -344,7 +361,7 @@ class World:
                 kernels.state(i, self.poses, self.odom, self.wheel, states[k])
             return outs, states
         settle, start = True, 0
-        while (start := kernels.tick(t, settle, start, due, outs, states, *self._tick_args)) >= 0:
+        while (start := kernels.tick_packed(t, settle, start, due, outs, states, *self._tick_args)) >= 0:
             why = self._io[2]
             settle = not self._io[3]
             if why == kernels.NEED_ROOM:
