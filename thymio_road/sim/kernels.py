@@ -144,8 +144,18 @@ def prox_read(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, local
     Returns False (out untouched, no noise used) when nothing is within reach, as ProxSensing.
     """
     n = poses.shape[0]
+    return prox_rays(i, poses, reach2, walls, local_origins, local_angles, sigma, noise, at, out,
+                     np.empty(n, dtype=np.int64), np.empty((4, walls.shape[0] + n * HULL.shape[0])))
+
+
+@njit(cache=True)
+def prox_rays(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, local_origins: np.ndarray,
+              local_angles: np.ndarray, sigma: float, noise: np.ndarray, at: int, out: np.ndarray,
+              near: np.ndarray, segments: np.ndarray) -> bool:
+    """:func:`prox_read` with its work arrays given: `near` (n robots), `segments` (4 rows of at
+    least walls + n hulls' segments), so that a robot event allocates nothing."""
+    n = poses.shape[0]
     x, y, th = poses[i, 0], poses[i, 1], poses[i, 2]
-    near = np.empty(n, dtype=np.int64)
     m = 0
     for j in range(n):
         dx = poses[j, 0] - x
@@ -157,66 +167,41 @@ def prox_read(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, local
     if m == 0 and nw == 0:
         return False
     k = HULL.shape[0]
-    ns = nw + m * k
-    ax = np.empty(ns)
-    ay = np.empty(ns)
-    bx = np.empty(ns)
-    by = np.empty(ns)
+    ax = segments[0]
+    ay = segments[1]
+    bx = segments[2]
+    by = segments[3]
     for s in range(nw):
         ax[s], ay[s], bx[s], by[s] = walls[s, 0, 0], walls[s, 0, 1], walls[s, 1, 0], walls[s, 1, 1]
-    hx = np.empty(k)
-    hy = np.empty(k)
     for q in range(m):
         j = near[q]
         c, s_ = math.cos(poses[j, 2]), math.sin(poses[j, 2])
-        for p in range(k):
-            hx[p] = poses[j, 0] + c * HULL[p, 0] - s_ * HULL[p, 1]
-            hy[p] = poses[j, 1] + s_ * HULL[p, 0] + c * HULL[p, 1]
         base = nw + q * k
         for p in range(k):
+            ax[base + p] = poses[j, 0] + c * HULL[p, 0] - s_ * HULL[p, 1]
+            ay[base + p] = poses[j, 1] + s_ * HULL[p, 0] + c * HULL[p, 1]
+        for p in range(k):
             nxt = (p + 1) % k
-            ax[base + p], ay[base + p] = hx[p], hy[p]
-            bx[base + p], by[base + p] = hx[nxt], hy[nxt]
+            bx[base + p], by[base + p] = ax[base + nxt], ay[base + nxt]
     c, s_ = math.cos(th), math.sin(th)
-    f = np.empty(21)
-    dist = np.empty(21)
-    for r in range(21):
-        ox = x + c * local_origins[r, 0] - s_ * local_origins[r, 1]
-        oy = y + s_ * local_origins[r, 0] + c * local_origins[r, 1]
-        ang = local_angles[r] + th
-        dx, dy = math.cos(ang), math.sin(ang)
-        best = np.inf
-        for q in range(-1, m):
-            if q < 0:  # the walls
-                first, last = 0, nw
-            else:
-                # A hull farther from the ray than its bounding radius cannot be hit: its
-                # segments are skipped (the nearest hit, the minimum, is the same).
-                cx = poses[near[q], 0] - ox
-                cy = poses[near[q], 1] - oy
-                along = min(max(cx * dx + cy * dy, 0.0), PROX_RANGE)
-                gx = cx - along * dx
-                gy = cy - along * dy
-                if gx * gx + gy * gy > HULL_SKIP2:
-                    continue
-                first = nw + q * k
-                last = first + k
-            for s in range(first, last):
-                ex = bx[s] - ax[s]
-                ey = by[s] - ay[s]
-                wx = ax[s] - ox
-                wy = ay[s] - oy
-                denom = dx * ey - dy * ex
-                if abs(denom) > 1e-12:
-                    tt = (wx * ey - wy * ex) / denom
-                    u = (wx * dy - wy * dx) / denom
-                    if tt >= 0 and tt <= PROX_RANGE and u >= 0 and u <= 1 and tt < best:
-                        best = tt
-        dist[r] = best
-        f[r] = _response(best * 100.0)
+    f0 = 0.0
+    f1 = 0.0
+    f2 = 0.0
     for q in range(7):
-        slant = _response(dist[3 * q + 1] / COS_SIDE_RAY * 100.0)
-        value = f[3 * q] + f[3 * q + 1] + f[3 * q + 2] - 2.0 * slant
+        value = 0.0
+        slant = 0.0
+        for ray in range(3):
+            r = 3 * q + ray
+            best = _ray(x, y, c, s_, local_origins[r, 0], local_origins[r, 1], local_angles[r] + th, poses, near, m,
+                        nw, k, ax, ay, bx, by)
+            if ray == 0:
+                f0 = _response(best * 100.0)
+            elif ray == 1:
+                f1 = _response(best * 100.0)
+                slant = _response(best / COS_SIDE_RAY * 100.0)
+            else:
+                f2 = _response(best * 100.0)
+        value = f0 + f1 + f2 - 2.0 * slant
         seen = value > 0
         value = value + sigma * noise[at + q]
         if seen:
@@ -224,6 +209,44 @@ def prox_read(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, local
         else:
             out[q] = 0
     return True
+
+
+@njit(cache=True)
+def _ray(x: float, y: float, c: float, s_: float, lx: float, ly: float, ang: float, poses: np.ndarray,
+         near: np.ndarray, m: int, nw: int, k: int, ax: np.ndarray, ay: np.ndarray, bx: np.ndarray,
+         by: np.ndarray) -> float:
+    """Distance along one ray to the nearest wall or near hull (inf: none within range)."""
+    ox = x + c * lx - s_ * ly
+    oy = y + s_ * lx + c * ly
+    dx, dy = math.cos(ang), math.sin(ang)
+    best = np.inf
+    for q in range(-1, m):
+        if q < 0:  # the walls
+            first, last = 0, nw
+        else:
+            # A hull farther from the ray than its bounding radius cannot be hit: its
+            # segments are skipped (the nearest hit, the minimum, is the same).
+            cx = poses[near[q], 0] - ox
+            cy = poses[near[q], 1] - oy
+            along = min(max(cx * dx + cy * dy, 0.0), PROX_RANGE)
+            gx = cx - along * dx
+            gy = cy - along * dy
+            if gx * gx + gy * gy > HULL_SKIP2:
+                continue
+            first = nw + q * k
+            last = first + k
+        for s in range(first, last):
+            ex = bx[s] - ax[s]
+            ey = by[s] - ay[s]
+            wx = ax[s] - ox
+            wy = ay[s] - oy
+            denom = dx * ey - dy * ex
+            if abs(denom) > 1e-12:
+                tt = (wx * ey - wy * ex) / denom
+                u = (wx * dy - wy * dx) / denom
+                if tt >= 0 and tt <= PROX_RANGE and u >= 0 and u <= 1 and tt < best:
+                    best = tt
+    return best
 
 
 @njit(cache=True)
@@ -364,7 +387,8 @@ def move_group_logged(group: np.ndarray, m: int, t: float, clock: np.ndarray, po
 
 
 @njit(cache=True)
-def sense(i: int, out: np.ndarray, walls: np.ndarray, poses: np.ndarray, prox_reach2: float, local_origins: np.ndarray,
+def sense(i: int, out: np.ndarray, walls: np.ndarray, near: np.ndarray, segments: np.ndarray, poses: np.ndarray,
+          prox_reach2: float, local_origins: np.ndarray,
           local_angles: np.ndarray, prox_sigma: float, prox_noise: np.ndarray, prox_at: np.ndarray,
           response: np.ndarray, resolution: float, ground_sensors: np.ndarray, ground_sigma: float,
           ground_noise: np.ndarray, ground_at: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
@@ -374,8 +398,8 @@ def sense(i: int, out: np.ndarray, walls: np.ndarray, poses: np.ndarray, prox_re
     under the reading sensor (-1: none), or NEED_ROOM when a noise buffer lacks samples."""
     if prox_at[0] + 7 > prox_noise.shape[0] or ground_at[0] + 2 > ground_noise.shape[0]:
         return NEED_ROOM
-    if prox_read(i, poses, prox_reach2, walls, local_origins, local_angles, prox_sigma, prox_noise,
-                 prox_at[0], out[:7]):
+    if prox_rays(i, poses, prox_reach2, walls, local_origins, local_angles, prox_sigma, prox_noise,
+                 prox_at[0], out[:7], near, segments):
         prox_at[0] += 7
     else:
         for q in range(7):
@@ -394,7 +418,7 @@ def sense(i: int, out: np.ndarray, walls: np.ndarray, poses: np.ndarray, prox_re
 def event(i: int, t: float, out: np.ndarray, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
           odom_scale: np.ndarray, movable: np.ndarray, io: np.ndarray, log_robot: np.ndarray,
           log_step: np.ndarray, group: np.ndarray, sense_r2: float, hull_reach2: float,
-          walls: np.ndarray, prox_reach2: float, local_origins: np.ndarray,
+          walls: np.ndarray, near: np.ndarray, segments: np.ndarray, prox_reach2: float, local_origins: np.ndarray,
           local_angles: np.ndarray, prox_sigma: float, prox_noise: np.ndarray, prox_at: np.ndarray,
           response: np.ndarray, resolution: float, ground_sensors: np.ndarray, ground_sigma: float,
           ground_noise: np.ndarray, ground_at: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
@@ -417,7 +441,8 @@ def event(i: int, t: float, out: np.ndarray, clock: np.ndarray, poses: np.ndarra
             move_logged(group[k], t, clock, poses, odom, target, odom_scale, movable, io, log_robot, log_step)
         if any_pair_within(poses, group[:m], hull_reach2):
             return NEED_RESOLVE
-    return sense(i, out, walls, poses, prox_reach2, local_origins, local_angles, prox_sigma, prox_noise, prox_at,
+    return sense(i, out, walls, near, segments, poses, prox_reach2, local_origins, local_angles, prox_sigma,
+                 prox_noise, prox_at,
                  response, resolution, ground_sensors, ground_sigma, ground_noise, ground_at, road_index,
                  blind_area, barcode_index, period, loss_time, time_sensed, time_on_road, off_road_for,
                  road_losses)
@@ -450,7 +475,7 @@ def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, 
          clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
          odom_scale: np.ndarray, movable: np.ndarray, io: np.ndarray, log_robot: np.ndarray,
          log_step: np.ndarray, group: np.ndarray, sense_r2: float, hull_reach2: float,
-         walls: np.ndarray, prox_reach2: float, local_origins: np.ndarray,
+         walls: np.ndarray, near: np.ndarray, segments: np.ndarray, prox_reach2: float, local_origins: np.ndarray,
          local_angles: np.ndarray, prox_sigma: float, prox_noise: np.ndarray, prox_at: np.ndarray,
          response: np.ndarray, resolution: float, ground_sensors: np.ndarray, ground_sigma: float,
          ground_noise: np.ndarray, ground_at: np.ndarray, road_index: np.ndarray, blind_area: np.ndarray,
@@ -487,7 +512,7 @@ def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, 
     for k in range(start, len(due)):
         i = due[k]
         r = event(i, t, outs[k], clock, poses, odom, target, odom_scale, movable, io, log_robot, log_step,
-                  group, sense_r2, hull_reach2, walls, prox_reach2, local_origins, local_angles, prox_sigma,
+                  group, sense_r2, hull_reach2, walls, near, segments, prox_reach2, local_origins, local_angles, prox_sigma,
                   prox_noise, prox_at, response, resolution, ground_sensors, ground_sigma, ground_noise,
                   ground_at, road_index, blind_area, barcode_index, period, loss_time, time_sensed,
                   time_on_road, off_road_for, road_losses)
@@ -519,7 +544,7 @@ def state(i: int, poses: np.ndarray, odom: np.ndarray, wheel: np.ndarray, out: n
 ROBOT_FIELDS = {'poses': (0, 3), 'odom': (3, 6), 'target': (6, 8), 'wheel': (8, 10), 'odom_scale': (10, 12),
                 'clock': (12, 13), 'time_sensed': (13, 14), 'time_on_road': (14, 15), 'off_road_for': (15, 16)}
 ROBOT_COLUMNS = 16
-#: The integers array: the counters (io) then the group, then the displacement log's robots;
+#: The integers array: the counters (io), the group, the near robots, the displacement log's robots;
 #: the noise streams' cursors (ground, proximity, motor) are io[CURSORS:CURSORS + 3].
 INTS = 8
 CURSORS = 4
@@ -538,14 +563,14 @@ NO_WALLS = np.zeros((0, 2, 2))
 @njit(cache=True)
 def tick_packed(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, states: np.ndarray,
                 floats: np.ndarray, robots: np.ndarray, ints: np.ndarray, noise: np.ndarray, movable: np.ndarray,
-                road_losses: np.ndarray, log_step: np.ndarray, response: np.ndarray, road_index: np.ndarray,
-                blind_area: np.ndarray, barcode_index: np.ndarray) -> int:
+                road_losses: np.ndarray, log_step: np.ndarray, segments: np.ndarray, response: np.ndarray,
+                road_index: np.ndarray, blind_area: np.ndarray, barcode_index: np.ndarray) -> int:
     """:func:`tick` on the World's packed arrays (a map without walls)."""
     n = robots.shape[0]
     return tick(t, settle, start, due, outs, states, floats[0], floats[1], robots[:, 8:10],
                 robots[:, 12], robots[:, 0:3], robots[:, 3:6], robots[:, 6:8], robots[:, 10:12], movable,
-                ints[:INTS], ints[INTS + n:], log_step, ints[INTS:INTS + n], floats[2], floats[3], NO_WALLS,
-                floats[4], PROX_ORIGINS, PROX_ANGLES, floats[5], noise[1], ints[CURSORS + 1:CURSORS + 2],
+                ints[:INTS], ints[INTS + 2 * n:], log_step, ints[INTS:INTS + n], floats[2], floats[3], NO_WALLS,
+                ints[INTS + n:INTS + 2 * n], segments, floats[4], PROX_ORIGINS, PROX_ANGLES, floats[5], noise[1], ints[CURSORS + 1:CURSORS + 2],
                 response, floats[6], GROUND_SENSORS, floats[7], noise[0], ints[CURSORS:CURSORS + 1], road_index,
                 blind_area, barcode_index, floats[8], floats[9], robots[:, 13], robots[:, 14], robots[:, 15],
                 road_losses)
@@ -559,4 +584,4 @@ def command_packed(i: int, t: float, left: int, right: int, floats: np.ndarray, 
     n = robots.shape[0]
     return command_at(i, t, left, right, noise[2], ints[CURSORS + 2:CURSORS + 3], floats[10], gain, targets,
                       robots[:, 6:8], robots[:, 8:10], robots[:, 12], robots[:, 0:3], robots[:, 3:6],
-                      robots[:, 10:12], movable, ints[:INTS], ints[INTS + n:], log_step)
+                      robots[:, 10:12], movable, ints[:INTS], ints[INTS + 2 * n:], log_step)

@@ -94,7 +94,7 @@ class World:
         # another: the attributes below are views of them, and a compiled tick is given two
         # arrays instead of a dozen (a kernel call costs about 50 ns per array argument).
         self._robots = np.zeros((n, kernels.ROBOT_COLUMNS))
-        self._ints = np.zeros(kernels.INTS + n + DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
+        self._ints = np.zeros(kernels.INTS + 2 * n + DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
         #: The noise streams' buffers, rows of one array (each refills its own row in place).
         self._noise = np.empty((3, len(self.ground_noise.buffer)))
         for k, stream in enumerate((self.ground_noise, self.prox_noise, self.motor_noise)):
@@ -134,8 +134,11 @@ class World:
         #: kernels.tick's state and whether its contact pass is done; then the noise cursors.
         self._io = self._ints[:kernels.INTS]
         self._group = self._ints[kernels.INTS:kernels.INTS + n]
+        #: The proximity rays' work arrays (kernels.prox_rays): near robots, wall and hull segments.
+        self._near = self._ints[kernels.INTS + n:kernels.INTS + 2 * n]
+        self._segments = np.empty((4, len(self.prox.walls) + n * len(rm.HULL)))
         # The displacements not yet added to `distance` (kernels.move_logged): robot and (dx, dy).
-        self._log_robot = self._ints[kernels.INTS + n:]
+        self._log_robot = self._ints[kernels.INTS + 2 * n:]
         self._log_step = np.zeros((len(self._log_robot), 2))
         self._instant = params.motor_time_constant == 0
         self._no_outs, self._no_states = np.empty((0, 10), dtype=np.int16), np.empty((0, 8))
@@ -152,10 +155,10 @@ class World:
                    _GROUND_SENSORS, float(self.ground.noise), ground.buffer, ground.cursor, m.road_index,
                    m.blind_area, m.barcode_index, rm.PROX_EVENT_PERIOD, ROAD_LOSS_TIME, self.time_sensed,
                    self.time_on_road, self.off_road_for, self.road_losses)
-        self._sense_args = (self.poses, *sensing)
+        self._sense_args = (self._near, self._segments, self.poses, *sensing)
         self._event_args = (self.clock, self.poses, self.odom, self.target, self.odom_scale, self.movable,
                             self._io, self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
-                            self._hull_reach2, self.prox.walls, *sensing)
+                            self._hull_reach2, self.prox.walls, self._near, self._segments, *sensing)
         floats = np.zeros(kernels.FLOATS)
         for name, value in (('touch_radius', self.touch_radius), ('touch_radius2', self._touch_radius2),
                             ('sense_r2', self.sense_radius ** 2), ('hull_reach2', self._hull_reach2),
@@ -165,7 +168,8 @@ class World:
                             ('motor_sigma', self.params.motor_noise)):
             floats[kernels.FLOAT_INDEX[name]] = value
         self._tick_args = (floats, self._robots, self._ints, self._noise, self.movable, self.road_losses,
-                           self._log_step, self.ground.response, m.road_index, m.blind_area, m.barcode_index)
+                           self._log_step, self._segments, self.ground.response, m.road_index, m.blind_area,
+                           m.barcode_index)
         self._command_args = (floats, self._robots, self._ints, self._noise, self.movable, self._log_step,
                               self.gain, self.targets)
         if len(m.barcodes) >= 2 ** 15:
