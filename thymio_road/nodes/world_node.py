@@ -98,6 +98,7 @@ class WorldNode:
         self.quiet: list[bool] = [False] * len(self.names)
         #: Per tick of the event period: the robots whose event it is (an array for the world, a list).
         self._due = [(due, due.tolist()) for due in (self.world.due(k) for k in range(self.world.slots))]
+        self._slots = self.world.slots
         for i, name in enumerate(self.names):
             node.create_subscription(msgs.Twist, f'/{name}/cmd_vel', partial(self._on_cmd_vel, i),
                                      msgs.DEFAULT)
@@ -163,24 +164,24 @@ class WorldNode:
         t = self.tick * self.dt  # self.now
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
-        due, due_list = self._due[self.tick % self.world.slots]
+        due, due_list = self._due[self.tick % self._slots]
         outs, states = self.world.tick(t, due)
         if due_list:
-            barcodes = outs[:, 9].tolist()
-            for k, i in enumerate(due_list):
-                self._prox_event(i, t, outs[k, :7], outs[k, 7:9], barcodes[k], states, k)
+            for k, (i, row) in enumerate(zip(due_list, outs.tolist())):
+                self._prox_event(i, t, row[:7], row[7:9], row[9], states, k)
         if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():
             self.marker_pub.publish(self._markers(t))
 
-    def _prox_event(self, i: int, t: float, horizontal: Any, ground: Any, barcode: int, states: Any,
+    def _prox_event(self, i: int, t: float, horizontal: list[int], ground: list[int], barcode: int, states: Any,
                     row: int) -> None:
-        """Publish robot i's event: its readings (int16 arrays), the barcode under its reading
-        sensor and its state right after the event, states[row] (pose, odometry pose, wheel speeds)."""
-        pubs = self.pubs[i]
+        """Publish robot i's event: its readings (lists of int, as rclpy's int16[] fields give
+        them), the barcode under its reading sensor and its state right after the event,
+        states[row] (pose, odometry pose, wheel speeds)."""
         if barcode != self.on_barcode[i]:
             self._barcode_truth(i, t, barcode)
         direct = self.direct[i]
-        if direct is not None:  # the embedded runtime: the int16 arrays the messages would carry
+        pubs = self.pubs[i]
+        if direct is not None:  # the embedded runtime: the messages' values, without the messages
             direct(ground, horizontal)
         else:
             pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
@@ -194,10 +195,9 @@ class WorldNode:
             return
         name = self.names[i]
         stamp = msgs.stamp(t)
-        values = horizontal.tolist()
         for k, (pub, frame_id) in enumerate(self.range_pubs[i]):
             if pub.get_subscription_count():
-                pub.publish(self._range(frame_id, values[k], stamp))
+                pub.publish(self._range(frame_id, horizontal[k], stamp))
         for side, value in zip(msgs.GROUND_NAMES, ground):
             pub = pubs[f'ground_{side}']
             if pub.get_subscription_count():

@@ -142,6 +142,8 @@ class World:
         self._log_step = np.zeros((len(self._log_robot), 2))
         self._instant = params.motor_time_constant == 0
         self._no_outs, self._no_states = np.empty((0, 10), dtype=np.int16), np.empty((0, 8))
+        #: A tick is one compiled call with instant wheels on a map without walls (kernels.tick).
+        self._fused = self._instant and self.bounds is None
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
         self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
         self._bind_event()
@@ -357,7 +359,7 @@ class World:
             outs, states = np.empty((count, 10), dtype=np.int16), np.empty((count, 8))
         else:
             outs, states = self._no_outs, self._no_states
-        if not self._instant or self.bounds is not None:
+        if not self._fused:
             self.settle_contacts(t)
             for k, i in enumerate(due.tolist()):
                 horizontal, ground, outs[k, 9] = self.event(i, t)
