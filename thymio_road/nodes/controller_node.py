@@ -175,7 +175,7 @@ class ControllerNode:
             # (a property that builds a set) when the step had no event.
             before = self.navigator.node if events else None
             events += self.navigator.on_events(events)
-            if any(e.kind == 'intersection' for e in events):
+            if events and any(e.kind == 'intersection' for e in events):
                 self._previous = before  # the node it came from (Appendix A: oldNode)
             node = self.navigator.node  # a property that builds a set: asked once
             self.core.current_node = self._ids.get(node) if node else None
