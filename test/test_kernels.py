@@ -9,6 +9,7 @@ import pytest
 
 from thymio_road.map.loader import parse_map
 from thymio_road.sim import kernels
+from thymio_road.sim import noise as noise_module
 from thymio_road.sim import world as world_module
 from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
 from world_reference import ReferenceWorld
@@ -112,7 +113,8 @@ def test_robots_far_apart_are_not_moved_by_the_contact_pass():
 
 def _drive_ticks(world, seconds, seed):
     """The world node's loop as the runtime runs it: a tick's events, then the controllers' commands
-    (delivered after the tick); World.tick for the compiled world, the parts for the numpy one."""
+    (delivered after the tick); World.tick and command_soon for the compiled world, the parts and
+    command for the numpy one."""
     rng = np.random.default_rng(seed)
     log = []
     ticks = int(round(seconds / world.params.physics_dt))
@@ -135,16 +137,22 @@ def _drive_ticks(world, seconds, seed):
                 log.append((i, prox.tolist(), tuple(int(v) for v in ground), barcode, [float(v) for v in state]))
         for i in due.tolist():
             left, right = int(rng.integers(-300, 500)), int(rng.integers(-300, 500))
-            world.command(i, *((200, 200) if i == 0 else (left, right)), at=t)
+            wheels = (200, 200) if i == 0 else (left, right)
+            if isinstance(world, World):  # as the world node's fast path: queued for the next tick
+                world.command_soon(i, *wheels, t)
+            else:
+                world.command(i, *wheels, at=t)
     return log
 
 
 @pytest.mark.parametrize('walls', [False, True])
 @pytest.mark.parametrize('params', [EXACT, WorldParams()], ids=['noise off', 'noise on'])
 def test_a_compiled_tick_matches_the_numpy_world_bit_for_bit(walls, params, monkeypatch):
-    """World.tick (the contact pass and the tick's events in one call, stopping for Python's
-    contact resolution and for noise refills) against the numpy world's parts."""
+    """World.tick (the queued commands, the contact pass and the tick's events in one call,
+    stopping for Python's contact resolution and for noise refills) against the numpy world's
+    parts; short noise blocks and displacement log, so that every refill path runs often."""
     monkeypatch.setattr(world_module, 'DISTANCE_LOG', 5)
+    monkeypatch.setattr(noise_module, 'BLOCK', 30)
     specs = _crowd(6)
     new = World(_map(walls), specs, params, seed=12)
     old = ReferenceWorld(_map(walls), specs, params, seed=12)

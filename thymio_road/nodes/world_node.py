@@ -151,8 +151,9 @@ class WorldNode:
         self.world.command(i, left, right, at=self.now)
 
     def command(self, i: int, left: int, right: int) -> None:
-        """Robot i's wheel targets as the controller computed them (the fast path's cmd_vel)."""
-        self.world.command(i, left, right, self.tick * self.dt)
+        """Robot i's wheel targets as the controller computed them (the fast path's cmd_vel),
+        applied by the world's next step (World.command_soon: the same run)."""
+        self.world.command_soon(i, left, right, self.tick * self.dt)
 
     def _on_led(self, name: str, msg: Any) -> None:
         self.led[name] = (msg.r, msg.g, msg.b)

@@ -466,12 +466,16 @@ def command_at(i: int, t: float, left: int, right: int, motor_noise: np.ndarray,
     return True
 
 
-#: World.tick's kernel stopped for the contacts of the tick's contact pass (io[2]).
+#: World.tick's kernel stopped for the contacts of the tick's contact pass (io[2]), or before a
+#: queued command whose motor noise needs a refill.
 SETTLE_RESOLVE = -102
+NEED_MOTOR_ROOM = -103
 
 
 @njit(cache=True)
-def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, states: np.ndarray, touch_radius: float, touch_radius2: float, wheel: np.ndarray,
+def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, states: np.ndarray,
+         queue: np.ndarray, queued: int, motor_noise: np.ndarray, motor_at: np.ndarray, motor_sigma: float,
+         gain: np.ndarray, targets: np.ndarray, touch_radius: float, touch_radius2: float, wheel: np.ndarray,
          clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
          odom_scale: np.ndarray, movable: np.ndarray, io: np.ndarray, log_robot: np.ndarray,
          log_step: np.ndarray, group: np.ndarray, sense_r2: float, hull_reach2: float,
@@ -493,6 +497,20 @@ def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, 
     """
     n = poses.shape[0]
     io[3] = 0 if settle else 1
+    # The commands given since the last tick (World.command_soon), in order, from io[7] on: each
+    # is World.command at the robot's own clock (no move), with its motor noise.
+    for q in range(io[7], queued):
+        i = queue[q, 0]
+        if movable[i]:
+            if motor_at[0] + 2 > motor_noise.shape[0]:
+                io[7] = q
+                io[2] = NEED_MOTOR_ROOM
+                return start
+            k = motor_at[0]
+            motor_at[0] = k + 2
+            command(i, queue[q, 1], queue[q, 2], motor_noise[k], motor_noise[k + 1], motor_sigma, gain, targets,
+                    target, wheel, True)
+        io[7] = q + 1
     if settle:
         if io[0] + n > log_robot.shape[0]:
             io[2] = NEED_ROOM
@@ -562,12 +580,13 @@ NO_WALLS = np.zeros((0, 2, 2))
 
 @njit(cache=True)
 def tick_packed(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, states: np.ndarray,
-                floats: np.ndarray, robots: np.ndarray, ints: np.ndarray, noise: np.ndarray, movable: np.ndarray,
+                queue: np.ndarray, queued: int, gain: np.ndarray, targets: np.ndarray, floats: np.ndarray, robots: np.ndarray, ints: np.ndarray, noise: np.ndarray, movable: np.ndarray,
                 road_losses: np.ndarray, log_step: np.ndarray, segments: np.ndarray, response: np.ndarray,
                 road_index: np.ndarray, blind_area: np.ndarray, barcode_index: np.ndarray) -> int:
     """:func:`tick` on the World's packed arrays (a map without walls)."""
     n = robots.shape[0]
-    return tick(t, settle, start, due, outs, states, floats[0], floats[1], robots[:, 8:10],
+    return tick(t, settle, start, due, outs, states, queue, queued, noise[2], ints[CURSORS + 2:CURSORS + 3],
+                floats[10], gain, targets, floats[0], floats[1], robots[:, 8:10],
                 robots[:, 12], robots[:, 0:3], robots[:, 3:6], robots[:, 6:8], robots[:, 10:12], movable,
                 ints[:INTS], ints[INTS + 2 * n:], log_step, ints[INTS:INTS + n], floats[2], floats[3], NO_WALLS,
                 ints[INTS + n:INTS + 2 * n], segments, floats[4], PROX_ORIGINS, PROX_ANGLES, floats[5], noise[1], ints[CURSORS + 1:CURSORS + 2],

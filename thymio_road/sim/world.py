@@ -101,13 +101,18 @@ class World:
             self._noise[k] = stream.buffer
             stream.buffer, stream.cursor = self._noise[k], self._ints[kernels.CURSORS + k:kernels.CURSORS + k + 1]
         columns = {name: self._robots[:, a:b] for name, (a, b) in kernels.ROBOT_FIELDS.items()}
-        self.poses, self.odom, self.target, self.wheel = (columns[k] for k in ('poses', 'odom', 'target', 'wheel'))
+        self.poses, self.odom, self._target, self._wheel = (columns[k] for k in ('poses', 'odom', 'target', 'wheel'))
         self.odom_scale = columns['odom_scale']
         self.clock, self.time_sensed, self.time_on_road, self.off_road_for = (
             columns[k][:, 0] for k in ('clock', 'time_sensed', 'time_on_road', 'off_road_for'))
         self.poses[:] = np.array([(s.x, s.y, s.theta) for s in self.specs], dtype=float).reshape(n, 3)
         self.movable = np.array([not s.static for s in self.specs], dtype=bool)
-        self.targets = np.zeros((n, 2), dtype=int)
+        self._targets = np.zeros((n, 2), dtype=int)
+        #: Commands given by :meth:`command_soon`, applied before the world next moves or is asked
+        #: for wheel speeds or targets: (robot, left, right) per row, `_queued` of them.
+        self._queue = np.zeros((n + 8, 3), dtype=np.int64)
+        self._queue_flat = self._queue.reshape(-1)
+        self._queued = 0
         common = 1.0 + self.rng.normal(0.0, params.motor_gain_spread, (n, 1))
         imbalance = self.rng.normal(0.0, params.wheel_imbalance_spread, (n, 1)) / 2
         self.gain = common * np.hstack([1.0 + imbalance, 1.0 - imbalance])
@@ -158,7 +163,7 @@ class World:
                    m.blind_area, m.barcode_index, rm.PROX_EVENT_PERIOD, ROAD_LOSS_TIME, self.time_sensed,
                    self.time_on_road, self.off_road_for, self.road_losses)
         self._sense_args = (self._near, self._segments, self.poses, *sensing)
-        self._event_args = (self.clock, self.poses, self.odom, self.target, self.odom_scale, self.movable,
+        self._event_args = (self.clock, self.poses, self.odom, self._target, self.odom_scale, self.movable,
                             self._io, self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
                             self._hull_reach2, self.prox.walls, self._near, self._segments, *sensing)
         floats = np.zeros(kernels.FLOATS)
@@ -173,7 +178,7 @@ class World:
                            self._log_step, self._segments, self.ground.response, m.road_index, m.blind_area,
                            m.barcode_index)
         self._command_args = (floats, self._robots, self._ints, self._noise, self.movable, self._log_step,
-                              self.gain, self.targets)
+                              self.gain, self._targets)
         if len(m.barcodes) >= 2 ** 15:
             raise ValueError('World.tick keeps barcode indices as int16: a map has fewer than 32768 barcodes')
 
@@ -197,12 +202,58 @@ class World:
         self._io[0] = 0
 
     @property
+    def target(self) -> np.ndarray:
+        """Each robot's wheel target speeds (m/s), the queued commands applied first."""
+        if self._queued:
+            self._apply_queued()
+        return self._target
+
+    @property
+    def wheel(self) -> np.ndarray:
+        """Each robot's wheel speeds (m/s), the queued commands applied first."""
+        if self._queued:
+            self._apply_queued()
+        return self._wheel
+
+    @property
+    def targets(self) -> np.ndarray:
+        """Each robot's motor targets (Aseba units), the queued commands applied first."""
+        if self._queued:
+            self._apply_queued()
+        return self._targets
+
+    @property
     def time(self) -> float:
         return float(self.clock.max()) if len(self.clock) else 0.0
 
     # --- actuation -----------------------------------------------------------------------------
+    def command_soon(self, i: int, left: int, right: int, at: float) -> None:
+        """:meth:`command`, applied when the world next moves or is asked for wheels or targets
+        (by the next tick's compiled call, without a call of its own) when robot i is at time
+        `at` already, as after its own event; else at once. The commands keep their order, and
+        their motor noise is drawn in it."""
+        k = self._queued
+        if self._fused and k < len(self._queue) and self.clock[i] == at:
+            flat = self._queue_flat
+            flat[3 * k] = i
+            flat[3 * k + 1] = left
+            flat[3 * k + 2] = right
+            self._queued = k + 1
+        else:
+            self.command(i, left, right, at)
+
+    def _apply_queued(self) -> None:
+        """Apply the commands of :meth:`command_soon` now, in order (each at its robot's clock)."""
+        queued, self._queued = self._queued, 0
+        start = int(self._io[7])
+        self._io[7] = 0
+        for i, left, right in self._queue[start:queued].tolist():
+            self.command(i, left, right, float(self.clock[i]))
+
     def command(self, i: int, left: int, right: int, at: float | None = None) -> None:
         """Set motor targets (Aseba units) from time `at` on; the motor noise is drawn per command."""
+        if self._queued:
+            self._apply_queued()
         if at is not None and self._instant:
             while not kernels.command_packed(i, at, left, right, *self._command_args):
                 self._make_room(self.motor_noise, 2)
@@ -218,6 +269,8 @@ class World:
     # --- time ----------------------------------------------------------------------------------
     def sync(self, i: int, t: float) -> None:
         """Bring robot i and every robot it could sense or touch to time t; resolve contacts."""
+        if self._queued:
+            self._apply_queued()
         self._move(i, t)
         n = kernels.within(i, self.poses, self.sense_radius ** 2, self._group)
         if n > 1:
@@ -235,6 +288,8 @@ class World:
         Far-apart robots are left on their own clocks; close ones are kept in step so that an
         overlap can never outlive one tick. A sweep along x finds them (no N×N matrix).
         """
+        if self._queued:
+            self._apply_queued()
         if len(self.poses) < 2:
             return
         n = kernels.close_robots(self.poses, self.touch_radius, self._touch_radius2, self._group)
@@ -266,6 +321,8 @@ class World:
 
     def snapshot(self, t: float) -> np.ndarray:
         """Poses of every robot at time t, extrapolated along their arcs (the world is unchanged)."""
+        if self._queued:
+            self._apply_queued()
         poses = self.poses.copy()
         for i in range(len(poses)):
             dt = t - self.clock[i]
@@ -274,6 +331,8 @@ class World:
         return poses
 
     def _move(self, i: int, t: float) -> None:
+        if self._queued:
+            self._apply_queued()
         if self.params.motor_time_constant == 0:
             # The common case, compiled: the hot path of every robot event.
             if self._io[0] >= len(self._log_robot):
@@ -325,6 +384,8 @@ class World:
         Returns (horizontal, ground, barcode): the 7 and 2 raw values as int16 arrays (fresh ones:
         the caller may keep them) and the barcode under the reading sensor.
         """
+        if self._queued:
+            self._apply_queued()
         if not self._instant:
             self.sync(i, t)
             return self.read_prox(i), np.asarray(self.read_ground(i), dtype=np.int16), self.record_road_truth(i)
@@ -360,6 +421,8 @@ class World:
         else:
             outs, states = self._no_outs, self._no_states
         if not self._fused:
+            if self._queued:
+                self._apply_queued()
             self.settle_contacts(t)
             for k, i in enumerate(due.tolist()):
                 horizontal, ground, outs[k, 9] = self.event(i, t)
@@ -367,10 +430,13 @@ class World:
                 kernels.state(i, self.poses, self.odom, self.wheel, states[k])
             return outs, states
         settle, start = True, 0
-        while (start := kernels.tick_packed(t, settle, start, due, outs, states, *self._tick_args)) >= 0:
+        while (start := kernels.tick_packed(t, settle, start, due, outs, states, self._queue, self._queued,
+                                            self.gain, self._targets, *self._tick_args)) >= 0:
             why = self._io[2]
             settle = not self._io[3]
-            if why == kernels.NEED_ROOM:
+            if why == kernels.NEED_MOTOR_ROOM:
+                self.motor_noise.ensure(2)
+            elif why == kernels.NEED_ROOM:
                 self._make_room(self.prox_noise, 7, self.ground_noise, 2)
             elif why == kernels.SETTLE_RESOLVE:
                 self._resolve(self._group[:int(self._io[1])].copy())
@@ -382,6 +448,8 @@ class World:
                 outs[start, 9] = k
                 kernels.state(i, self.poses, self.odom, self.wheel, states[start])
                 start += 1
+        self._queued = 0
+        self._io[7] = 0
         return outs, states
 
     def _make_room(self, *streams_and_counts) -> None:
