@@ -192,8 +192,8 @@ def prox_rays(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, local
         slant = 0.0
         for ray in range(3):
             r = 3 * q + ray
-            best = _ray(x, y, c, s_, local_origins[r, 0], local_origins[r, 1], local_angles[r] + th, poses, near, m,
-                        nw, k, ax, ay, bx, by)
+            best = _ray(x, y, c, s_, local_origins[r, 0], local_origins[r, 1], local_angles[r] + th, poses,
+                        near, m, nw, k, ax, ay, bx, by)
             if ray == 0:
                 f0 = _response(best * 100.0)
             elif ray == 1:
@@ -331,21 +331,6 @@ def road_truth(i: int, poses: np.ndarray, road_index: np.ndarray, blind_area: np
     return int(barcode_index[r, col])
 
 
-@njit(cache=True)
-def move_group(group: np.ndarray, t: float, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray,
-               target: np.ndarray, odom_scale: np.ndarray, movable: np.ndarray, moved: np.ndarray,
-               steps: np.ndarray) -> int:
-    """:func:`move` for each robot of the group; those that moved go to `moved`, their displacements
-    to `steps` (the caller sums the distances with Python's math.hypot)."""
-    m = 0
-    for k in range(len(group)):
-        j = group[k]
-        if move(j, t, clock, poses, odom, target, odom_scale, movable, steps[m]):
-            moved[m] = j
-            m += 1
-    return m
-
-
 # --- the fused robot event: one compiled call instead of six ------------------------------------
 #
 # A robot event (World.event) was a move, a neighbour search, the neighbours' moves, the
@@ -415,7 +400,8 @@ def sense(i: int, out: np.ndarray, walls: np.ndarray, near: np.ndarray, segments
 
 
 @njit(cache=True)
-def event(i: int, t: float, out: np.ndarray, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray, target: np.ndarray,
+def event(i: int, t: float, out: np.ndarray, clock: np.ndarray, poses: np.ndarray, odom: np.ndarray,
+          target: np.ndarray,
           odom_scale: np.ndarray, movable: np.ndarray, io: np.ndarray, log_robot: np.ndarray,
           log_step: np.ndarray, group: np.ndarray, sense_r2: float, hull_reach2: float,
           walls: np.ndarray, near: np.ndarray, segments: np.ndarray, prox_reach2: float, local_origins: np.ndarray,
@@ -530,8 +516,8 @@ def tick(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, 
     for k in range(start, len(due)):
         i = due[k]
         r = event(i, t, outs[k], clock, poses, odom, target, odom_scale, movable, io, log_robot, log_step,
-                  group, sense_r2, hull_reach2, walls, near, segments, prox_reach2, local_origins, local_angles, prox_sigma,
-                  prox_noise, prox_at, response, resolution, ground_sensors, ground_sigma, ground_noise,
+                  group, sense_r2, hull_reach2, walls, near, segments, prox_reach2, local_origins, local_angles,
+                  prox_sigma, prox_noise, prox_at, response, resolution, ground_sensors, ground_sigma, ground_noise,
                   ground_at, road_index, blind_area, barcode_index, period, loss_time, time_sensed,
                   time_on_road, off_road_for, road_losses)
         if r == NEED_ROOM or r == NEED_RESOLVE:
@@ -580,7 +566,8 @@ NO_WALLS = np.zeros((0, 2, 2))
 
 @njit(cache=True)
 def tick_packed(t: float, settle: bool, start: int, due: np.ndarray, outs: np.ndarray, states: np.ndarray,
-                queue: np.ndarray, queued: int, gain: np.ndarray, targets: np.ndarray, floats: np.ndarray, robots: np.ndarray, ints: np.ndarray, noise: np.ndarray, movable: np.ndarray,
+                queue: np.ndarray, queued: int, gain: np.ndarray, targets: np.ndarray, floats: np.ndarray,
+                robots: np.ndarray, ints: np.ndarray, noise: np.ndarray, movable: np.ndarray,
                 road_losses: np.ndarray, log_step: np.ndarray, segments: np.ndarray, response: np.ndarray,
                 road_index: np.ndarray, blind_area: np.ndarray, barcode_index: np.ndarray) -> int:
     """:func:`tick` on the World's packed arrays (a map without walls)."""
@@ -589,7 +576,8 @@ def tick_packed(t: float, settle: bool, start: int, due: np.ndarray, outs: np.nd
                 floats[10], gain, targets, floats[0], floats[1], robots[:, 8:10],
                 robots[:, 12], robots[:, 0:3], robots[:, 3:6], robots[:, 6:8], robots[:, 10:12], movable,
                 ints[:INTS], ints[INTS + 2 * n:], log_step, ints[INTS:INTS + n], floats[2], floats[3], NO_WALLS,
-                ints[INTS + n:INTS + 2 * n], segments, floats[4], PROX_ORIGINS, PROX_ANGLES, floats[5], noise[1], ints[CURSORS + 1:CURSORS + 2],
+                ints[INTS + n:INTS + 2 * n], segments, floats[4], PROX_ORIGINS, PROX_ANGLES, floats[5], noise[1],
+                ints[CURSORS + 1:CURSORS + 2],
                 response, floats[6], GROUND_SENSORS, floats[7], noise[0], ints[CURSORS:CURSORS + 1], road_index,
                 blind_area, barcode_index, floats[8], floats[9], robots[:, 13], robots[:, 14], robots[:, 15],
                 road_losses)

@@ -1,7 +1,8 @@
 """The simulated world: Thymios on a printed map, their motors, contacts, sensors and ground truth.
 
 No ROS: the world node wraps it. The state of all robots is held in arrays, and the hot paths
-(motion, the broad phase, sensing) are compiled kernels over them (thymio_road/sim/kernels.py).
+(motion, the broad phase, sensing) are compiled kernels over them (thymio_road/sim/kernels.py):
+a world tick, its contact pass and the events of the robots due then, is one call (World.tick).
 Between two physics ticks the wheel speeds are constant, so a robot moves exactly along an arc;
 contacts are resolved after every tick.
 """
@@ -101,7 +102,8 @@ class World:
             self._noise[k] = stream.buffer
             stream.buffer, stream.cursor = self._noise[k], self._ints[kernels.CURSORS + k:kernels.CURSORS + k + 1]
         columns = {name: self._robots[:, a:b] for name, (a, b) in kernels.ROBOT_FIELDS.items()}
-        self.poses, self.odom, self._target, self._wheel = (columns[k] for k in ('poses', 'odom', 'target', 'wheel'))
+        self.poses, self.odom = columns['poses'], columns['odom']
+        self._target, self._wheel = columns['target'], columns['wheel']
         self.odom_scale = columns['odom_scale']
         self.clock, self.time_sensed, self.time_on_road, self.off_road_for = (
             columns[k][:, 0] for k in ('clock', 'time_sensed', 'time_on_road', 'off_road_for'))
@@ -169,7 +171,8 @@ class World:
         floats = np.zeros(kernels.FLOATS)
         for name, value in (('touch_radius', self.touch_radius), ('touch_radius2', self._touch_radius2),
                             ('sense_r2', self.sense_radius ** 2), ('hull_reach2', self._hull_reach2),
-                            ('prox_reach2', self.prox.reach * self.prox.reach), ('prox_sigma', float(self.prox.noise)),
+                            ('prox_reach2', self.prox.reach * self.prox.reach),
+                            ('prox_sigma', float(self.prox.noise)),
                             ('resolution', m.resolution), ('ground_sigma', float(self.ground.noise)),
                             ('period', rm.PROX_EVENT_PERIOD), ('loss_time', ROAD_LOSS_TIME),
                             ('motor_sigma', self.params.motor_noise)):
@@ -443,7 +446,8 @@ class World:
             else:  # NEED_RESOLVE: the robot at `start` moved; its contacts, then its readings
                 self._resolve(self._group[:int(self._io[1])].copy())
                 i = int(due[start])
-                while (k := kernels.sense(i, outs[start], self.prox.walls, *self._sense_args)) == kernels.NEED_ROOM:
+                while (k := kernels.sense(i, outs[start], self.prox.walls,
+                                          *self._sense_args)) == kernels.NEED_ROOM:
                     self._make_room(self.prox_noise, 7, self.ground_noise, 2)
                 outs[start, 9] = k
                 kernels.state(i, self.poses, self.odom, self.wheel, states[start])
