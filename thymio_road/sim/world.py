@@ -148,7 +148,8 @@ class World:
         self._log_robot = self._ints[kernels.INTS + 2 * n:]
         self._log_step = np.zeros((len(self._log_robot), 2))
         self._instant = params.motor_time_constant == 0
-        self._no_outs, self._no_states = np.empty((0, 10), dtype=np.int16), np.empty((0, 8))
+        #: World.tick's results, overwritten at each tick.
+        self._outs, self._states = np.zeros((n, 10), dtype=np.int16), np.zeros((n, 8))
         #: A tick is one compiled call with instant wheels on a map without walls (kernels.tick).
         self._fused = self._instant and self.bounds is None
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
@@ -416,13 +417,12 @@ class World:
 
         Returns, per due robot k: outs[k] (its 7 proximity then 2 ground values, then the barcode
         under its reading sensor, int16) and states[k], its pose, odometry pose and wheel speeds
-        right after its event (8 values), which the tick's later events may change.
+        right after its event (8 values), which the tick's later events may change. Both arrays
+        are the world's own, overwritten by the next tick: read them before (states may have more
+        rows than robots were due).
         """
         count = len(due)
-        if count:
-            outs, states = np.empty((count, 10), dtype=np.int16), np.empty((count, 8))
-        else:
-            outs, states = self._no_outs, self._no_states
+        outs, states = self._outs[:count], self._states
         if not self._fused:
             if self._queued:
                 self._apply_queued()
