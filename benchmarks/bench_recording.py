@@ -11,8 +11,8 @@ wall time varied 2x from run to run. File writes are left to the OS, as in a run
 The breakdown (a further full, zstd run) says where the recorder's time goes:
 - message build: a run whose recorder asks for every topic and throws the messages away, less
   the run without a bag (the nodes build a message only for a topic someone takes);
-- CDR serialisation (rosbags' typestore), MCAP write (the mcap library's records and indexes,
-  less compression) and zstd compression, timed around those calls.
+- CDR serialisation (the recorder's serialisers: runtime/cdr.py's, else rosbags'), MCAP write
+  (the records and indexes, less compression) and zstd compression, timed around those calls.
 """
 from __future__ import annotations
 
@@ -36,18 +36,23 @@ from thymio_road.scenario import load_scenario  # noqa: E402
 
 
 class Timed:
-    """A callable that adds up the time spent in `fn`."""
+    """A callable that adds up the time spent in `fn` (:meth:`wrap`: in several functions)."""
 
-    def __init__(self, fn):
+    def __init__(self, fn=None):
         self.fn, self.seconds, self.calls = fn, 0.0, 0
 
     def __call__(self, *args, **kwargs):
-        t0 = time.process_time()
-        try:
-            return self.fn(*args, **kwargs)
-        finally:
-            self.seconds += time.process_time() - t0
-            self.calls += 1
+        return self.wrap(self.fn)(*args, **kwargs)
+
+    def wrap(self, fn):
+        def timed(*args, **kwargs):
+            t0 = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.process_time() - t0
+                self.calls += 1
+        return timed
 
 
 class DiscardingRecorder:
@@ -78,9 +83,10 @@ def run_case(args, folder: Path, profile: str, compression: str = 'zstd', timed:
     graph = Graph(scenario, recorder)
     parts = {}
     if timed:
-        store = recorder.typestore
         storage = recorder.writer.storage
-        parts['cdr'] = store.serialize_cdr = Timed(store.serialize_cdr)
+        parts['cdr'] = Timed()
+        for name, (conn, serialize, period) in recorder.connections.items():
+            recorder.connections[name] = (conn, parts['cdr'].wrap(serialize), period)
         parts['write'] = storage.write = Timed(storage.write)
         parts['seal'] = storage.mcap.flush = Timed(storage.mcap.flush)
         zstd = mcap.writer.zstandard
@@ -95,7 +101,6 @@ def run_case(args, folder: Path, profile: str, compression: str = 'zstd', timed:
         wall = time.process_time() - t0
         if timed:
             mcap.writer.zstandard = zstd
-            del store.serialize_cdr  # the shared typestore's own method again
     size = (bag / f'{bag.name}.mcap').stat().st_size if isinstance(recorder, BagRecorder) else 0
     messages = sum(recorder.counts.values()) if recorder is not None else 0
     return SimpleNamespace(wall=wall, rtf=args.duration / wall, size=size, messages=messages, parts=parts)

@@ -9,6 +9,8 @@ import pytest
 
 from thymio_road.map.loader import parse_map
 from thymio_road.sim import kernels
+from thymio_road.sim import noise as noise_module
+from thymio_road.sim import world as world_module
 from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
 from world_reference import ReferenceWorld
 
@@ -35,8 +37,9 @@ def _crowd(seed, count=12):
     return specs
 
 
-def _drive(world, seconds, seed):
-    """The world node's loop: contacts every tick, then each due robot's event and a new command."""
+def _drive(world, seconds, seed, fused=False):
+    """The world node's loop: contacts every tick, then each due robot's event and a new command
+    (`fused`: the event by World.event, as the world node does, else by its four parts)."""
     rng = np.random.default_rng(seed)
     log = []
     ticks = int(round(seconds / world.params.physics_dt))
@@ -45,10 +48,14 @@ def _drive(world, seconds, seed):
         world.settle_contacts(t)
         for i in world.due(tick):
             i = int(i)
-            world.sync(i, t)
-            prox = world.read_prox(i)
-            ground = world.read_ground(i)
-            barcode = world.record_road_truth(i)
+            if fused:
+                prox, ground, barcode = world.event(i, t)
+                ground = tuple(int(v) for v in ground)
+            else:
+                world.sync(i, t)
+                prox = world.read_prox(i)
+                ground = world.read_ground(i)
+                barcode = world.record_road_truth(i)
             if isinstance(world, World):
                 assert barcode == world.barcode_under(i)
             log.append((i, prox.tolist(), ground, world.barcode_under(i), world.poses.copy()))
@@ -57,13 +64,16 @@ def _drive(world, seconds, seed):
     return log
 
 
+@pytest.mark.parametrize('fused', [False, True], ids=['parts', 'World.event'])
 @pytest.mark.parametrize('walls', [False, True])
 @pytest.mark.parametrize('params', [EXACT, WorldParams()], ids=['noise off', 'noise on'])
-def test_compiled_world_matches_the_numpy_world_bit_for_bit(walls, params):
+def test_compiled_world_matches_the_numpy_world_bit_for_bit(walls, params, fused, monkeypatch):
+    if fused:  # a short displacement log, so that it fills and is added up many times
+        monkeypatch.setattr(world_module, 'DISTANCE_LOG', 5)
     specs = _crowd(5)
     new = World(_map(walls), specs, params, seed=11)
     old = ReferenceWorld(_map(walls), specs, params, seed=11)
-    log_new, log_old = _drive(new, 6.0, 2), _drive(old, 6.0, 2)
+    log_new, log_old = _drive(new, 6.0, 2, fused), _drive(old, 6.0, 2)
     assert len(log_new) == len(log_old) > 500
     seen = 0
     for (i, prox, ground, bar, poses), (j, prox_old, ground_old, bar_old, poses_old) in zip(log_new, log_old):
@@ -99,3 +109,57 @@ def test_robots_far_apart_are_not_moved_by_the_contact_pass():
         world.command(i, 200, 200)
     world.settle_contacts(0.5)
     assert not world.clock.any()
+
+
+def _drive_ticks(world, seconds, seed):
+    """The world node's loop as the runtime runs it: a tick's events, then the controllers' commands
+    (delivered after the tick); World.tick and command_soon for the compiled world, the parts and
+    command for the numpy one."""
+    rng = np.random.default_rng(seed)
+    log = []
+    ticks = int(round(seconds / world.params.physics_dt))
+    for tick in range(1, ticks + 1):
+        t = tick * world.params.physics_dt
+        due = world.due(tick)
+        if isinstance(world, World):
+            outs, states = world.tick(t, due)
+            for k, i in enumerate(due.tolist()):
+                log.append((i, outs[k, :7].tolist(), tuple(outs[k, 7:9].tolist()), int(outs[k, 9]),
+                            states[k].tolist()))
+        else:
+            world.settle_contacts(t)
+            for i in due.tolist():
+                world.sync(i, t)
+                prox, ground = world.read_prox(i), world.read_ground(i)
+                world.record_road_truth(i)
+                barcode = world.barcode_under(i)
+                state = [*world.poses[i], *world.odom[i], *world.wheel[i]]
+                log.append((i, prox.tolist(), tuple(int(v) for v in ground), barcode, [float(v) for v in state]))
+        for i in due.tolist():
+            left, right = int(rng.integers(-300, 500)), int(rng.integers(-300, 500))
+            wheels = (200, 200) if i == 0 else (left, right)
+            if isinstance(world, World):  # as the world node's fast path: queued for the next tick
+                world.command_soon(i, *wheels, t)
+            else:
+                world.command(i, *wheels, at=t)
+    return log
+
+
+@pytest.mark.parametrize('walls', [False, True])
+@pytest.mark.parametrize('params', [EXACT, WorldParams()], ids=['noise off', 'noise on'])
+def test_a_compiled_tick_matches_the_numpy_world_bit_for_bit(walls, params, monkeypatch):
+    """World.tick (the queued commands, the contact pass and the tick's events in one call,
+    stopping for Python's contact resolution and for noise refills) against the numpy world's
+    parts; short noise blocks and displacement log, so that every refill path runs often."""
+    monkeypatch.setattr(world_module, 'DISTANCE_LOG', 5)
+    monkeypatch.setattr(noise_module, 'BLOCK', 30)
+    specs = _crowd(6)
+    new = World(_map(walls), specs, params, seed=12)
+    old = ReferenceWorld(_map(walls), specs, params, seed=12)
+    log_new, log_old = _drive_ticks(new, 6.0, 3), _drive_ticks(old, 6.0, 3)
+    assert len(log_new) == len(log_old) > 500
+    assert log_new == log_old
+    assert new.contacts.sum() > 0 and sum(any(p) for _, p, _, _, _ in log_new) > 100
+    for name in ('poses', 'odom', 'clock', 'distance', 'time_sensed', 'time_on_road', 'road_losses', 'contacts',
+                 'targets', 'target', 'wheel'):
+        assert np.array_equal(getattr(new, name), getattr(old, name)), name

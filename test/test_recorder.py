@@ -172,3 +172,36 @@ def test_an_analysis_recording_is_byte_deterministic_too(tmp_path):
         paths.append(tmp_path / name / 'bag' / 'bag.mcap')
     assert paths[0].read_bytes() == paths[1].read_bytes()
     assert b'zstd' in paths[0].read_bytes()
+
+
+@pytest.mark.parametrize('compression', ['zstd', 'none'])
+def test_the_recorders_mcap_writer_writes_the_librarys_bytes(tmp_path, compression):
+    """recorder._McapWriter.add_message against the mcap library's: messages on several channels,
+    out-of-order times, chunks closed by size and by flush, with the summary and its indexes."""
+    import io
+    import random
+
+    from mcap.writer import CompressionType, Writer
+
+    from thymio_road.runtime.recorder import _McapWriter
+
+    kind = {'zstd': CompressionType.ZSTD, 'none': CompressionType.NONE}[compression]
+    files = []
+    for cls in (Writer, _McapWriter):
+        rng = random.Random(4)
+        out = io.BytesIO()
+        writer = cls(out, compression=kind, enable_crcs=True, chunk_size=4000)
+        writer.start(profile='ros2')
+        schema = writer.register_schema('a/msg/B', 'ros2msg', b'int32 x')
+        channels = [writer.register_channel(f'/t{k}', 'cdr', schema, {'q': str(k)}) for k in range(4)]
+        t = 1000
+        for k in range(600):
+            t += rng.choice([0, 0, 5, 10_000_000])
+            data = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 90)))
+            writer.add_message(rng.choice(channels), t - rng.choice([0, 0, 3]), memoryview(data), t)
+            if k % 97 == 0:
+                writer.flush()
+        writer.add_metadata('m', {'k': 'v'})
+        writer.finish()
+        files.append(out.getvalue())
+    assert files[0] == files[1]

@@ -98,3 +98,28 @@ def test_road_truth_counts_a_loss_once_per_excursion():
     for _ in range(2):
         w.record_road_truth(0)
     assert w.road_losses[0] == 1  # 0.2 s off the road is not a loss
+
+
+def test_queued_commands_are_the_commands_however_they_are_applied():
+    """World.command_soon: more commands than the queue holds, commands for a static robot and for
+    a robot not yet at the command's time, then a read of the wheels, a tick and a snapshot: the
+    same state and motor noise as World.command at once."""
+    specs = [RobotSpec('a', 1.0, 1.0, 0.0), RobotSpec('b', 1.3, 1.0, 1.0), RobotSpec('c', 1.0, 1.3, 2.0, static=True)]
+    now, soon = World(open_map(), specs, seed=3), World(open_map(), specs, seed=3)
+    rng = np.random.default_rng(1)
+    for tick in range(1, 40):
+        t = tick * 0.01
+        for world in (now, soon):
+            world.tick(t, np.array([tick % 3], dtype=np.int64))
+        for _ in range(int(rng.integers(0, 30))):  # up to 29 commands a tick; the queue holds 11
+            i, left, right = int(rng.integers(0, 3)), int(rng.integers(-500, 500)), int(rng.integers(-500, 500))
+            at = t if rng.random() < 0.9 else t + 0.005  # a robot behind the command's time: at once
+            now.command(i, left, right, at=at)
+            soon.command_soon(i, left, right, at)
+        if tick % 7 == 0:
+            assert np.array_equal(now.wheel, soon.wheel)
+        if tick % 11 == 0:
+            assert np.array_equal(now.snapshot(t + 0.05), soon.snapshot(t + 0.05))
+    for name in ('targets', 'target', 'wheel', 'poses', 'odom', 'clock', 'distance'):
+        assert np.array_equal(getattr(now, name), getattr(soon, name)), name
+    assert now.motor_noise.cursor[0] == soon.motor_noise.cursor[0]

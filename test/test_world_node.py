@@ -38,3 +38,13 @@ def test_without_controllers_time_starts_after_the_timeout(caplog):
         world._on_tick()
     assert world.tick == 1
     assert 'starting without controllers for thymio1, thymio2' in caplog.text
+
+
+def test_the_range_table_is_prox_distance_for_every_raw_value():
+    """The proximity Range's range comes from a table (world_node._PROX_DISTANCES): the same
+    floats as robot_model.prox_distance, value by value."""
+    from thymio_road.nodes import world_node
+    from thymio_road.sim import robot_model as rm
+    table = world_node._PROX_DISTANCES
+    assert len(table) == int(rm.PROX_M) + 1
+    assert all(table[v] == float(rm.prox_distance(v)) for v in range(len(table)))

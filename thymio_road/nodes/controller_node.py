@@ -171,9 +171,11 @@ class ControllerNode:
         """Publish what the last step changed: events, state, LED colour."""
         events = self.core.drain_events()
         if self.navigator is not None:
-            before = self.navigator.node
+            # The node before the events, needed only after an intersection event: not asked
+            # (a property that builds a set) when the step had no event.
+            before = self.navigator.node if events else None
             events += self.navigator.on_events(events)
-            if any(e.kind == 'intersection' for e in events):
+            if events and any(e.kind == 'intersection' for e in events):
                 self._previous = before  # the node it came from (Appendix A: oldNode)
             node = self.navigator.node  # a property that builds a set: asked once
             self.core.current_node = self._ids.get(node) if node else None

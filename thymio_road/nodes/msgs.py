@@ -68,36 +68,58 @@ _NUMPY = {
 class MessageFactory:
     """Callable like a generated ROS message class: ``Factory(**fields)`` gives a full message.
 
-    The field defaults are compiled once per type into small makers, since messages are built
-    on the simulation's hot path.
+    Messages are built on the simulation's hot path, so each type's constructor is generated
+    once as Python code (:meth:`_compile`): a keyword argument per field, whose default is the
+    field's value itself when immutable and a fresh value (nested message, array) otherwise.
     """
 
     def __init__(self, typestore: Any, typename: str) -> None:
         self.typestore, self.typename = typestore, typename
         self.cls = typestore.types[typename]
         self.__name__ = typename.rsplit('/', 1)[-1]
-        self._makers: list[tuple[str, Any]] | None = None
+        self._make: Any = None
 
-    def _compile(self) -> list[tuple[str, Any]]:
+    def _compile(self) -> Any:
         _, fields = self.typestore.fielddefs[self.typename]
         special = _IDL_DEFAULTS.get(self.typename, {})
-        self._makers = [(name, (lambda v=special[name]: v) if name in special
-                         else _maker(self.typestore, kind.value, detail))
-                        for name, (kind, detail) in fields]
-        self._names = {name for name, _ in self._makers}
-        return self._makers
+        scope: dict[str, Any] = {'cls': self.cls, 'MISSING': _MISSING, 'typename': self.typename}
+        params, values = [], []
+        for k, (name, (kind, detail)) in enumerate(fields):
+            if name in special or kind.value == 1:
+                scope[f'd{k}'] = special[name] if name in special else _base_default(detail[0])
+                params.append(f'{name}=d{k}')
+                values.append(name)
+            else:
+                maker = _maker(self.typestore, kind.value, detail)
+                if isinstance(maker, MessageFactory):  # a nested message: its constructor itself
+                    maker = maker._make or maker._compile()
+                scope[f'm{k}'] = maker
+                params.append(f'{name}=MISSING')
+                values.append(f'm{k}() if {name} is MISSING else {name}')
+        signature = ', '.join(['*', *params, '**unknown'])
+        code = (f'def make({signature}):\n'
+                f'    if unknown:\n'
+                f'        raise TypeError(f"{{typename}} has no field {{sorted(unknown)[0]!r}}")\n'
+                f'    return cls({", ".join(values)})\n')
+        exec(code, scope)  # noqa: S102 - code built from the typestore's field names only
+        self._make = scope['make']
+        return self._make
 
     def __call__(self, **fields: Any) -> Any:
-        makers = self._makers or self._compile()
-        if fields and not fields.keys() <= self._names:
-            unknown = sorted(set(fields) - self._names)[0]
-            raise TypeError(f'{self.typename} has no field {unknown!r}')
-        return self.cls(**{name: fields[name] if name in fields else make() for name, make in makers})
+        return (self._make or self._compile())(**fields)
 
     def __getattr__(self, name: str) -> Any:  # constants such as Range.INFRARED
         if name.startswith('_'):
             raise AttributeError(name)
         return getattr(self.cls, name)
+
+
+_MISSING = object()
+
+
+def _base_default(base: str) -> Any:
+    return '' if base in ('string', 'wstring') else False if base == 'bool' else \
+        0.0 if base.startswith('float') else 0
 
 
 _FACTORIES: dict[tuple[int, str], MessageFactory] = {}
@@ -115,9 +137,7 @@ def _factory(store: Any, typename: str) -> MessageFactory:
 def _maker(store: Any, kind: int, detail: Any) -> Any:
     """A zero-argument callable giving a fresh default value for one field."""
     if kind == 1:  # base type: immutable default
-        base = detail[0]
-        value = '' if base in ('string', 'wstring') else False if base == 'bool' else \
-            0.0 if base.startswith('float') else 0
+        value = _base_default(detail[0])
         return lambda: value
     if kind == 2:  # nested message
         return _factory(store, detail)
@@ -265,8 +285,12 @@ def transform_stamped(stamp: Any, parent: str, child: str, pose: Any) -> Any:
     """geometry_msgs/TransformStamped of a planar pose (x, y, yaw) of `child` in `parent`."""
     x, y, th = pose
     tf = TransformStamped(header=Header(stamp=stamp, frame_id=parent), child_frame_id=child)
-    tf.transform.translation = Vector3(x=float(x), y=float(y), z=0.0)
-    tf.transform.rotation = quaternion_from_yaw(float(th))
+    # Into the default Vector3 and Quaternion (0, 0, 0, 1): the values of Vector3(x, y, 0) and
+    # quaternion_from_yaw, without building them again.
+    transform = tf.transform
+    transform.translation.x, transform.translation.y = float(x), float(y)
+    half = float(th) / 2
+    transform.rotation.z, transform.rotation.w = math.sin(half), math.cos(half)
     return tf
 
 

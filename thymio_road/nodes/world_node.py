@@ -18,6 +18,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import declare, declare_fields, scenario_of_node
 from thymio_road.sim import robot_model as rm
@@ -25,6 +27,9 @@ from thymio_road.scenario import robot_specs, world_params
 from thymio_road.sim.world import World, WorldParams
 
 MARKER_PERIOD_TICKS = 10
+#: The proximity Range's cone and its range for every raw value (rm.prox_distance's, computed once).
+_PROX_FOV = float(2 * rm.PROX_RAY_ANGLES[2])
+_PROX_DISTANCES = rm.prox_distance(np.arange(int(rm.PROX_M) + 1)).tolist()
 #: Namespaces of /world/markers: the robots, and the traffic lights (static Thymios).
 ROBOTS_NAMESPACE, LIGHTS_NAMESPACE = 'robots', 'lights'
 MARKER_NAMESPACES = (ROBOTS_NAMESPACE, LIGHTS_NAMESPACE)
@@ -78,6 +83,9 @@ class WorldNode:
         self.event_pub = node.create_publisher(msgs.String, '/world/events', msgs.qos(100))
         self.on_barcode = [-1] * len(self.world.specs)
         self.pubs = [self._robot_publishers(name) for name in self.names]
+        #: Per robot: (publisher, frame) of each proximity sensor's Range, in Aseba order.
+        self.range_pubs = [[(pubs[sensor], f'{name}/proximity_{sensor}_link') for sensor in rm.PROX_NAMES]
+                           for name, pubs in zip(self.names, self.pubs)]
         #: The embedded runtime's fast path (runtime/run.py): per robot, a function called with the
         #: event's (ground, horizontal) values instead of publishing prox/ground/delta and
         #: prox/horizontal, set while its controller is those topics' only reader.
@@ -88,7 +96,9 @@ class WorldNode:
         #: ... and per robot, True while none of its Range, odom, ground_truth (other than by
         #: truth_direct) and /tf messages has a reader: they are not even looked at.
         self.quiet: list[bool] = [False] * len(self.names)
-        self._due = [self.world.due(k).tolist() for k in range(self.world.slots)]
+        #: Per tick of the event period: the robots whose event it is (an array for the world, a list).
+        self._due = [(due, due.tolist()) for due in (self.world.due(k) for k in range(self.world.slots))]
+        self._slots = self.world.slots
         for i, name in enumerate(self.names):
             node.create_subscription(msgs.Twist, f'/{name}/cmd_vel', partial(self._on_cmd_vel, i),
                                      msgs.DEFAULT)
@@ -141,8 +151,9 @@ class WorldNode:
         self.world.command(i, left, right, at=self.now)
 
     def command(self, i: int, left: int, right: int) -> None:
-        """Robot i's wheel targets as the controller computed them (the fast path's cmd_vel)."""
-        self.world.command(i, left, right, at=self.now)
+        """Robot i's wheel targets as the controller computed them (the fast path's cmd_vel),
+        applied by the world's next step (World.command_soon: the same run)."""
+        self.world.command_soon(i, left, right, self.tick * self.dt)
 
     def _on_led(self, name: str, msg: Any) -> None:
         self.led[name] = (msg.r, msg.g, msg.b)
@@ -151,24 +162,28 @@ class WorldNode:
         if self._waiting and not self._controllers_connected():
             return
         self.tick += 1
-        t = self.now
+        t = self.tick * self.dt  # self.now
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
-        self.world.settle_contacts(t)
-        for i in self._due[self.tick % self.world.slots]:
-            self._prox_event(i, t)
+        due, due_list = self._due[self.tick % self._slots]
+        outs, states = self.world.tick(t, due)
+        if due_list:
+            for k, (i, row) in enumerate(zip(due_list, outs.tolist())):
+                self._prox_event(i, t, row[:7], row[7:9], row[9], states, k)
         if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():
             self.marker_pub.publish(self._markers(t))
 
-    def _prox_event(self, i: int, t: float) -> None:
-        world, pubs = self.world, self.pubs[i]
-        world.sync(i, t)
-        horizontal = world.read_prox(i)
-        ground = world.read_ground(i)
-        self._barcode_truth(i, t, world.record_road_truth(i))
+    def _prox_event(self, i: int, t: float, horizontal: list[int], ground: list[int], barcode: int, states: Any,
+                    row: int) -> None:
+        """Publish robot i's event: its readings (lists of int, as rclpy's int16[] fields give
+        them), the barcode under its reading sensor and its state right after the event,
+        states[row] (pose, odometry pose, wheel speeds)."""
+        if barcode != self.on_barcode[i]:
+            self._barcode_truth(i, t, barcode)
         direct = self.direct[i]
-        if direct is not None:
-            direct(msgs.int16_array(ground), msgs.int16_array(horizontal))
+        pubs = self.pubs[i]
+        if direct is not None:  # the embedded runtime: the messages' values, without the messages
+            direct(ground, horizontal)
         else:
             pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
                                                             data=msgs.int16_array(horizontal)))
@@ -176,20 +191,19 @@ class WorldNode:
         if self.quiet[i]:
             truth = self.truth_direct[i]
             if truth is not None:
-                th = float(world.poses[i, 2])
-                truth(float(world.poses[i, 0]), float(world.poses[i, 1]), 0.0, 0.0, math.sin(th / 2),
-                      math.cos(th / 2))
+                x, y, th = states[row, :3].tolist()
+                truth(x, y, 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
             return
         name = self.names[i]
         stamp = msgs.stamp(t)
-        for k, sensor in enumerate(rm.PROX_NAMES):
-            if pubs[sensor].get_subscription_count():
-                pubs[sensor].publish(self._range(name, sensor, int(horizontal[k]), stamp))
+        for k, (pub, frame_id) in enumerate(self.range_pubs[i]):
+            if pub.get_subscription_count():
+                pub.publish(self._range(frame_id, horizontal[k], stamp))
         for side, value in zip(msgs.GROUND_NAMES, ground):
             pub = pubs[f'ground_{side}']
             if pub.get_subscription_count():
                 pub.publish(msgs.ground_range(stamp, f'{name}/ground_{side}_link', value, self.ground_threshold))
-        self._publish_odometry(i, name, stamp)
+        self._publish_odometry(i, name, stamp, states[row].tolist())
 
     def _barcode_truth(self, i: int, t: float, k: int) -> None:
         """Ground truth for scoring reads: when the reading sensor enters barcode k (or a mark)."""
@@ -202,34 +216,37 @@ class WorldNode:
                     'code': bar.code, 'bits': bar.bits}, sort_keys=True)))
 
     # --- messages ------------------------------------------------------------------------------
-    def _publish_odometry(self, i: int, name: str, stamp: Any) -> None:
-        world, pubs = self.world, self.pubs[i]
-        vl, vr = world.wheel[i]
+    def _publish_odometry(self, i: int, name: str, stamp: Any, state: list[float]) -> None:
+        """odom, ground_truth and /tf of robot i's `state` (pose, odometry pose, wheel speeds)."""
+        pubs = self.pubs[i]
+        pose, odom, (vl, vr) = state[0:3], state[3:6], state[6:8]
         v, w = (vl + vr) / 2, (vr - vl) / rm.AXLE_LENGTH
         if pubs['odom'].get_subscription_count():
-            pubs['odom'].publish(_odometry(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i], v, w))
+            pubs['odom'].publish(_odometry(stamp, f'{name}/odom', f'{name}/base_link', odom, v, w))
         truth = self.truth_direct[i]
         if truth is not None:
-            th = float(world.poses[i, 2])
-            truth(float(world.poses[i, 0]), float(world.poses[i, 1]), 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
+            x, y, th = pose
+            truth(x, y, 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
         elif pubs['truth'].get_subscription_count():
-            pubs['truth'].publish(_odometry(stamp, 'map', f'{name}/base_link', world.poses[i], v, w))
+            pubs['truth'].publish(_odometry(stamp, 'map', f'{name}/base_link', pose, v, w))
         if self.tf_pub is not None and self.tf_pub.get_subscription_count():
-            x, y, th = world.poses[i]
-            xo, yo, tho = world.odom[i]
+            x, y, th = pose
+            xo, yo, tho = odom
             phi = th - tho
             c, s = math.cos(phi), math.sin(phi)
             correction = (x - (c * xo - s * yo), y - (s * xo + c * yo), phi)
             self.tf_pub.publish(msgs.TFMessage(transforms=[
                 msgs.transform_stamped(stamp, 'map', f'{name}/odom', correction),
-                msgs.transform_stamped(stamp, f'{name}/odom', f'{name}/base_link', world.odom[i]),
+                msgs.transform_stamped(stamp, f'{name}/odom', f'{name}/base_link', odom),
             ]))
 
-    def _range(self, name: str, sensor: str, value: int, stamp: Any) -> Any:
+    def _range(self, frame_id: str, value: int, stamp: Any) -> Any:
+        """A proximity sensor's Range cone for raw value `value` (0..PROX_M)."""
         return msgs.Range(
-            header=msgs.Header(stamp=stamp, frame_id=f'{name}/proximity_{sensor}_link'),
-            radiation_type=msgs.Range.INFRARED, field_of_view=float(2 * rm.PROX_RAY_ANGLES[2]),
-            min_range=0.0, max_range=rm.PROX_RANGE, range=float(rm.prox_distance(value)))
+            header=msgs.Header(stamp=stamp, frame_id=frame_id),
+            radiation_type=msgs.Range.INFRARED, field_of_view=_PROX_FOV,
+            min_range=0.0, max_range=rm.PROX_RANGE,
+            range=_PROX_DISTANCES[value] if 0 <= value < len(_PROX_DISTANCES) else float(rm.prox_distance(value)))
 
     def _static_transforms(self) -> Any:
         stamp = msgs.stamp(0.0)
@@ -277,8 +294,12 @@ class WorldNode:
 
 def _odometry(stamp: Any, frame: str, child: str, pose: Any, v: float, w: float) -> Any:
     odom = msgs.Odometry(header=msgs.Header(stamp=stamp, frame_id=frame), child_frame_id=child)
-    odom.pose.pose.position = msgs.Point(x=float(pose[0]), y=float(pose[1]), z=0.0)
-    odom.pose.pose.orientation = msgs.quaternion_from_yaw(float(pose[2]))
+    # Into the default Point and Quaternion (0, 0, 0, 1): the values of Point(x, y, 0) and
+    # quaternion_from_yaw, without building them again.
+    p = odom.pose.pose
+    p.position.x, p.position.y = float(pose[0]), float(pose[1])
+    half = float(pose[2]) / 2
+    p.orientation.z, p.orientation.w = math.sin(half), math.cos(half)
     odom.twist.twist.linear.x = float(v)
     odom.twist.twist.angular.z = float(w)
     return odom

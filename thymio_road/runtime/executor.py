@@ -33,6 +33,8 @@ class Topic:
     subscriptions: list[Subscription] = field(default_factory=list)
     latched: deque = field(default_factory=deque)
     recorded: bool = False
+    #: Simulated ns between the recorded messages the recorder keeps (0: all of them).
+    record_period: int = 0
     publishers: int = 0
 
 
@@ -50,18 +52,6 @@ class Timer:
         return self.cancelled
 
 
-class _Deferred:
-    """A queued direct call: it takes a subscription's place in the delivery queue."""
-
-    __slots__ = ('function',)
-
-    def __init__(self, function: Callable[..., None]) -> None:
-        self.function = function
-
-    def callback(self, args: tuple) -> None:
-        self.function(*args)
-
-
 class TopicTypeError(TypeError):
     """Two nodes disagree on a topic's type."""
 
@@ -76,7 +66,9 @@ class Executor:
         self.recorder = recorder
         self._timers: list[tuple[int, int, Timer]] = []
         self._seq = 0
-        self._pending: deque[tuple[Subscription, Any]] = deque()
+        #: Deliveries due after the current callback: (function, arguments), a subscription's
+        #: callback with (message,) or a direct call with its arguments.
+        self._pending: deque[tuple[Callable[..., None], tuple]] = deque()
         #: Called with a topic's name when it gains a subscription or a publisher.
         self.watchers: list[Callable[[str], None]] = []
 
@@ -98,6 +90,8 @@ class Executor:
         if self.recorder is not None and not topic.recorded and self.recorder.records(name):
             self.recorder.add_topic(name, msg_type, qos)
             topic.recorded = True
+            period = getattr(self.recorder, 'period', None)
+            topic.record_period = period(name) if period is not None else 0
         for watcher in self.watchers:
             watcher(name)
         return topic
@@ -107,7 +101,7 @@ class Executor:
         sub = Subscription(name, callback, qos)
         topic.subscriptions.append(sub)
         for msg in topic.latched:
-            self._pending.append((sub, msg))
+            self._pending.append((callback, (msg,)))
         for watcher in self.watchers:
             watcher(name)
         return sub
@@ -120,15 +114,14 @@ class Executor:
         if topic.recorded:
             self.recorder.write(topic.name, msg, self.now_ns)
         for sub in topic.subscriptions:
-            self._pending.append((sub, msg))
+            self._pending.append((sub.callback, (msg,)))
 
     def deferred(self, function: Callable[..., None]) -> Callable[..., None]:
         """`function` called with the given arguments when a message published now would be delivered."""
-        target = _Deferred(function)
         pending = self._pending
 
         def defer(*args: Any) -> None:
-            pending.append((target, args))
+            pending.append((function, args))
         return defer
 
     def subscriber_count(self, topic: Topic) -> int:
@@ -164,23 +157,34 @@ class Executor:
     def run_until(self, end_ns: int, on_time: Callable[[int], None] | None = None) -> None:
         """Fire every timer due up to and including end_ns."""
         self._drain()
-        while self._timers and self._timers[0][0] <= end_ns:
-            due, _, timer = heapq.heappop(self._timers)
+        timers = self._timers
+        while timers and timers[0][0] <= end_ns:
+            # The timer stays at the heap's top while it runs (a timer created meanwhile is due
+            # later) and is then re-armed in place: heapreplace, one sift instead of two.
+            due, _, timer = timers[0]
             if timer.cancelled:
+                heapq.heappop(timers)
                 continue
-            if due != self.now_ns:
-                self.now_ns = due
-                if on_time is not None:
-                    on_time(due)
-            timer.callback()
-            self._drain()
+            try:
+                if due != self.now_ns:
+                    self.now_ns = due
+                    if on_time is not None:
+                        on_time(due)
+                timer.callback()
+                self._drain()
+            except BaseException:
+                heapq.heappop(timers)
+                raise
             timer.next_ns = due + timer.period_ns
-            if not timer.cancelled:
-                self._push(timer)
+            if timer.cancelled:
+                heapq.heappop(timers)
+            else:
+                self._seq += 1
+                heapq.heapreplace(timers, (timer.next_ns, self._seq, timer))
         self.now_ns = max(self.now_ns, end_ns)
 
     def _drain(self) -> None:
         pending = self._pending
         while pending:
-            sub, msg = pending.popleft()
-            sub.callback(msg)
+            function, args = pending.popleft()
+            function(*args)

@@ -80,7 +80,12 @@ class Publisher:
         self._executor.publish(self._topic, msg)
 
     def get_subscription_count(self) -> int:
-        topic = self._topic  # Executor.subscriber_count, inlined: asked a dozen times per robot event
+        """Executor.subscriber_count, inlined (asked a dozen times per robot event); 0 when the
+        recorder is the only reader and drops a message published now (its period), so that the
+        node does not build it."""
+        topic = self._topic
+        if topic.record_period and not topic.subscriptions and self._executor.now_ns % topic.record_period:
+            return 0
         return len(topic.subscriptions) + (1 if topic.recorded else 0)
 
 

@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import re
 import shutil
+import struct
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import yaml
+from mcap.opcode import Opcode
+from mcap.records import MessageIndex
 from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
 from rosbags.interfaces import (Connection, MessageDefinitionFormat, Qos, QosDurability, QosHistory,
@@ -39,6 +43,7 @@ from rosbags.rosbag2.metadata import dump_qos_v8
 
 from thymio_road.analysis.bag import ROBOT_TOPICS, WORLD_TOPICS
 from thymio_road.nodes import msgs
+from thymio_road.runtime import cdr
 
 _ZERO = QosTime(0, 0)
 #: Simulated time per MCAP chunk: a SIGKILL loses at most this much of the recording.
@@ -149,6 +154,57 @@ class _BagWriter(Writer):
         tmp.replace(self.metapath)
 
 
+#: An MCAP Message record's opcode, length, channel, sequence, log and publish times.
+_MESSAGE_RECORD = struct.Struct('<BQHIQQ')
+
+
+class _MessageIndex(MessageIndex):
+    """A chunk's index of one channel, written with one pack for all its entries (the library
+    writes two 8-byte integers at a time): the same record."""
+
+    def write(self, stream: Any) -> None:
+        records = self.records
+        stream.start_record(Opcode.MESSAGE_INDEX)
+        stream.write(struct.pack(f'<HI{2 * len(records)}Q', self.channel_id, 16 * len(records),
+                                 *[value for record in records for value in record]))
+        stream.finish_record()
+
+
+class _McapWriter(McapWriter):
+    """The mcap library's writer whose add_message writes the same records and indexes with
+    less work: one pack for the record's head instead of a Message object and six writes, and
+    the statistics updated in place. test/test_recorder.py compares its files with the library's."""
+
+    def add_message(self, channel_id: int, log_time: int, data: Any, publish_time: int,
+                    sequence: int = 0) -> None:
+        chunk = self._Writer__chunk_builder
+        if chunk is None:
+            super().add_message(channel_id, log_time, data, publish_time, sequence)
+            return
+        stats = self._Writer__statistics
+        if stats.message_count == 0 or log_time < stats.message_start_time:
+            stats.message_start_time = log_time
+        if log_time > stats.message_end_time:
+            stats.message_end_time = log_time
+        stats.channel_message_counts[channel_id] += 1
+        stats.message_count += 1
+        if chunk.num_messages == 0 or log_time < chunk.message_start_time:
+            chunk.message_start_time = log_time
+        if log_time > chunk.message_end_time:
+            chunk.message_end_time = log_time
+        index = chunk.message_indices.get(channel_id)
+        if index is None:
+            index = chunk.message_indices[channel_id] = _MessageIndex(channel_id=channel_id, records=[])
+        buffer = chunk.record_writer._buffer
+        index.records.append((log_time, buffer.tell()))
+        chunk.num_messages += 1
+        buffer.write(_MESSAGE_RECORD.pack(Opcode.MESSAGE, 22 + len(data), channel_id, sequence, log_time,
+                                          publish_time))
+        buffer.write(data)
+        if buffer.tell() > self._Writer__chunk_size:
+            self._Writer__finalize_chunk()
+
+
 class McapStorage:
     """rosbags' MCAP storage plugin interface written with the ``mcap`` library: chunks
     compressed (zstd) or not, each with its CRC, schemas and channels inside the chunks (so a
@@ -158,7 +214,7 @@ class McapStorage:
     def __init__(self, path: Path, compression: str) -> None:
         self.path = path / f'{path.name}.mcap'
         self.bio = self.path.open('xb')
-        self.mcap = McapWriter(self.bio, compression=_MCAP_COMPRESSION[compression], enable_crcs=True)
+        self.mcap = _McapWriter(self.bio, compression=_MCAP_COMPRESSION[compression], enable_crcs=True)
         self.mcap.start(profile='ros2')
         self.schemas: dict[str, int] = {}
         self.channels: dict[int, int] = {}  # rosbags connection id -> MCAP channel id
@@ -235,8 +291,8 @@ class BagRecorder:
         self.compression = compression
         self.typestore = msgs.typestore_for(ros_distro)
         self.writer = open_writer(path, compression)
-        #: Per topic: the rosbags connection, the type name and the period kept (0: every message).
-        self.connections: dict[str, tuple[Any, str, int]] = {}
+        #: Per topic: the rosbags connection, its CDR serialiser and the period kept (0: every message).
+        self.connections: dict[str, tuple[Any, Any, int]] = {}
         self.counts: dict[str, int] = {}
         self.closed = False
         #: True once close() found no message and removed the empty bag folder.
@@ -252,22 +308,27 @@ class BagRecorder:
         typename = msgs.type_name(msg_type)
         conn = self.writer.add_connection(name, typename, typestore=self.typestore,
                                           offered_qos_profiles=[rosbag_qos(qos)])
-        period = ANALYSIS_PERIOD_NS.get(name, 0) if self.profile == 'analysis' else 0
-        self.connections[name] = (conn, typename, period)
+        period = self.period(name)
+        self.connections[name] = (conn, _serializer(self.typestore, typename), period)
         self.counts[name] = 0
+
+    def period(self, topic: str) -> int:
+        """Simulated ns between the messages of `topic` that are kept (0: every message); the
+        others are dropped by write(), and the executor need not build them."""
+        return ANALYSIS_PERIOD_NS.get(topic, 0) if self.profile == 'analysis' else 0
 
     def write(self, topic: str, msg: Any, time_ns: int) -> None:
         if time_ns >= self._chunk_end_ns:
             seal_chunk(self.writer)
             self._chunk_end_ns = (time_ns // CHUNK_PERIOD_NS + 1) * CHUNK_PERIOD_NS
-        conn, typename, period = self.connections[topic]
+        conn, serialize, period = self.connections[topic]
         if period and time_ns % period:
             return
         # What rosbags' Writer.write does (its metadata.yaml counts and times), without its
         # check that `conn` is one of its connections: a list search per message, with hundreds
         # of topics; add_topic made it one. test_recorder.py compares metadata.yaml.
         writer = self.writer
-        writer.storage.write(conn, time_ns, self.typestore.serialize_cdr(msg, typename))
+        writer.storage.write(conn, time_ns, serialize(msg))
         writer.counts[conn.id] += 1
         if time_ns < writer.min_timestamp:
             writer.min_timestamp = time_ns
@@ -295,6 +356,17 @@ class BagRecorder:
                 self.removed = True
             else:
                 write_distro(self.path / 'metadata.yaml', self.ros_distro)
+
+
+_SERIALIZERS: dict[tuple[int, str], Any] = {}
+
+
+def _serializer(store: Any, typename: str) -> Any:
+    """The CDR serialiser of a type: generated (runtime/cdr.py, the same bytes) or rosbags' own."""
+    key = (id(store), typename)
+    if key not in _SERIALIZERS:
+        _SERIALIZERS[key] = cdr.serializer(store, typename) or partial(store.serialize_cdr, typename=typename)
+    return _SERIALIZERS[key]
 
 
 def write_distro(metadata: Path, distro: str) -> None:

@@ -1,7 +1,8 @@
 """The simulated world: Thymios on a printed map, their motors, contacts, sensors and ground truth.
 
 No ROS: the world node wraps it. The state of all robots is held in arrays, and the hot paths
-(motion, the broad phase, sensing) are compiled kernels over them (thymio_road/sim/kernels.py).
+(motion, the broad phase, sensing) are compiled kernels over them (thymio_road/sim/kernels.py):
+a world tick, its contact pass and the events of the robots due then, is one call (World.tick).
 Between two physics ticks the wheel speeds are constant, so a robot moves exactly along an arc;
 contacts are resolved after every tick.
 """
@@ -22,6 +23,8 @@ from thymio_road.sim.sensors import GroundSensing, ProxSensing, sheet_walls
 ROAD_LOSS_TIME = 0.3
 #: Longest integration step while a wheel is still approaching its target speed.
 LAG_STEP = 0.02
+#: Displacements logged before they are added to the distance travelled (World._add_distances).
+DISTANCE_LOG = 4096
 _GROUND_SENSORS = np.ascontiguousarray(rm.GROUND_SENSORS, dtype=float)
 
 
@@ -88,26 +91,40 @@ class World:
         self.rng = np.random.default_rng(seed)
         streams = np.random.SeedSequence(seed).spawn(3)
         self.ground_noise, self.prox_noise, self.motor_noise = (NoiseStream(s) for s in streams)
-        self.poses = np.array([(s.x, s.y, s.theta) for s in self.specs], dtype=float).reshape(n, 3)
-        self.odom = np.zeros((n, 3))
-        self.clock = np.zeros(n)
+        # The robots' float state in one array (kernels.ROBOT_COLUMNS) and the kernels' integers in
+        # another: the attributes below are views of them, and a compiled tick is given two
+        # arrays instead of a dozen (a kernel call costs about 50 ns per array argument).
+        self._robots = np.zeros((n, kernels.ROBOT_COLUMNS))
+        self._ints = np.zeros(kernels.INTS + 2 * n + DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
+        #: The noise streams' buffers, rows of one array (each refills its own row in place).
+        self._noise = np.empty((3, len(self.ground_noise.buffer)))
+        for k, stream in enumerate((self.ground_noise, self.prox_noise, self.motor_noise)):
+            self._noise[k] = stream.buffer
+            stream.buffer, stream.cursor = self._noise[k], self._ints[kernels.CURSORS + k:kernels.CURSORS + k + 1]
+        columns = {name: self._robots[:, a:b] for name, (a, b) in kernels.ROBOT_FIELDS.items()}
+        self.poses, self.odom = columns['poses'], columns['odom']
+        self._target, self._wheel = columns['target'], columns['wheel']
+        self.odom_scale = columns['odom_scale']
+        self.clock, self.time_sensed, self.time_on_road, self.off_road_for = (
+            columns[k][:, 0] for k in ('clock', 'time_sensed', 'time_on_road', 'off_road_for'))
+        self.poses[:] = np.array([(s.x, s.y, s.theta) for s in self.specs], dtype=float).reshape(n, 3)
         self.movable = np.array([not s.static for s in self.specs], dtype=bool)
-        self.targets = np.zeros((n, 2), dtype=int)
-        self.wheel = np.zeros((n, 2))
-        self.target = np.zeros((n, 2))
+        self._targets = np.zeros((n, 2), dtype=int)
+        #: Commands given by :meth:`command_soon`, applied before the world next moves or is asked
+        #: for wheel speeds or targets: (robot, left, right) per row, `_queued` of them.
+        self._queue = np.zeros((n + 8, 3), dtype=np.int64)
+        self._queue_flat = self._queue.reshape(-1)
+        self._queued = 0
         common = 1.0 + self.rng.normal(0.0, params.motor_gain_spread, (n, 1))
         imbalance = self.rng.normal(0.0, params.wheel_imbalance_spread, (n, 1)) / 2
         self.gain = common * np.hstack([1.0 + imbalance, 1.0 - imbalance])
-        self.odom_scale = 1.0 + self.rng.normal(0.0, params.odometry_scale_spread, (n, 2))
+        self.odom_scale[:] = 1.0 + self.rng.normal(0.0, params.odometry_scale_spread, (n, 2))
         # Each robot's "prox" event has its own phase in the 0.1 s period, on the world's tick.
         self.slots = int(round(rm.PROX_EVENT_PERIOD / params.physics_dt))
         self.slot = self.rng.integers(0, self.slots, n)
         # ground truth
-        self.distance = np.zeros(n)
-        self.time_on_road = np.zeros(n)
-        self.time_sensed = np.zeros(n)
+        self._distance = np.zeros(n)
         self.road_losses = np.zeros(n, dtype=int)
-        self.off_road_for = np.zeros(n)
         self.contacts = np.zeros(n, dtype=int)
         self.ground = GroundSensing(road_map, params.ground_noise)
         walls = sheet_walls(road_map.width, road_map.height) if road_map.walls else None
@@ -119,20 +136,132 @@ class World:
         self.touch_radius = 2 * rm.HULL_BOUND_RADIUS + 2 * rm.PLATEAU_SPEED * rm.PROX_EVENT_PERIOD * 1.5
         #: ... and under which one may see the other with its proximity sensors.
         self.sense_radius = self.touch_radius + rm.PROX_RANGE
-        self._group = np.empty(n, dtype=np.int64)
-        self._moved = np.empty(n, dtype=np.int64)
-        self._steps = np.zeros((n, 2))
-        self._step = np.zeros(2)
+        self._touch_radius2 = self.touch_radius ** 2
+        #: The kernels' counters: [0] entries in the log, [1] size of the last group, [2] and [3]
+        #: kernels.tick's state and whether its contact pass is done; then the noise cursors.
+        self._io = self._ints[:kernels.INTS]
+        self._group = self._ints[kernels.INTS:kernels.INTS + n]
+        #: The proximity rays' work arrays (kernels.prox_rays): near robots, wall and hull segments.
+        self._near = self._ints[kernels.INTS + n:kernels.INTS + 2 * n]
+        self._segments = np.empty((4, len(self.prox.walls) + n * len(rm.HULL)))
+        # The displacements not yet added to `distance` (kernels.move_logged): robot and (dx, dy).
+        self._log_robot = self._ints[kernels.INTS + 2 * n:]
+        self._log_step = np.zeros((len(self._log_robot), 2))
+        self._instant = params.motor_time_constant == 0
+        #: World.tick's results, overwritten at each tick.
+        self._outs, self._states = np.zeros((n, 10), dtype=np.int16), np.zeros((n, 8))
+        #: A tick is one compiled call with instant wheels on a map without walls (kernels.tick).
+        self._fused = self._instant and self.bounds is None
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
         self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
+        self._bind_event()
+
+    def _bind_event(self) -> None:
+        """The fused kernels' arguments after the robot, time and output or wheel targets
+        (kernels.event, sense, command_at), bound once (the noise streams refill in place)."""
+        m, prox, ground = self.road_map, self.prox_noise, self.ground_noise
+        sensing = (self.prox.reach * self.prox.reach, self.prox.local_origins, self.prox.local_angles,
+                   float(self.prox.noise), prox.buffer, prox.cursor, self.ground.response, m.resolution,
+                   _GROUND_SENSORS, float(self.ground.noise), ground.buffer, ground.cursor, m.road_index,
+                   m.blind_area, m.barcode_index, rm.PROX_EVENT_PERIOD, ROAD_LOSS_TIME, self.time_sensed,
+                   self.time_on_road, self.off_road_for, self.road_losses)
+        self._sense_args = (self._near, self._segments, self.poses, *sensing)
+        self._event_args = (self.clock, self.poses, self.odom, self._target, self.odom_scale, self.movable,
+                            self._io, self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
+                            self._hull_reach2, self.prox.walls, self._near, self._segments, *sensing)
+        floats = np.zeros(kernels.FLOATS)
+        for name, value in (('touch_radius', self.touch_radius), ('touch_radius2', self._touch_radius2),
+                            ('sense_r2', self.sense_radius ** 2), ('hull_reach2', self._hull_reach2),
+                            ('prox_reach2', self.prox.reach * self.prox.reach),
+                            ('prox_sigma', float(self.prox.noise)),
+                            ('resolution', m.resolution), ('ground_sigma', float(self.ground.noise)),
+                            ('period', rm.PROX_EVENT_PERIOD), ('loss_time', ROAD_LOSS_TIME),
+                            ('motor_sigma', self.params.motor_noise)):
+            floats[kernels.FLOAT_INDEX[name]] = value
+        self._tick_args = (floats, self._robots, self._ints, self._noise, self.movable, self.road_losses,
+                           self._log_step, self._segments, self.ground.response, m.road_index, m.blind_area,
+                           m.barcode_index)
+        self._command_args = (floats, self._robots, self._ints, self._noise, self.movable, self._log_step,
+                              self.gain, self._targets)
+        if len(m.barcodes) >= 2 ** 15:
+            raise ValueError('World.tick keeps barcode indices as int16: a map has fewer than 32768 barcodes')
+
+    @property
+    def distance(self) -> np.ndarray:
+        """Distance travelled by each robot (m): the logged displacements are added first."""
+        self._add_distances()
+        return self._distance
+
+    def _add_distances(self) -> None:
+        """Add the logged displacements to `distance` in their order, each with Python's math.hypot
+        (the C library's hypot rounds differently in about one case in 170)."""
+        m = int(self._io[0])
+        if not m:
+            return
+        total = self._distance.tolist()
+        hypot = math.hypot
+        for j, (dx, dy) in zip(self._log_robot[:m].tolist(), self._log_step[:m].tolist()):
+            total[j] += hypot(dx, dy)
+        self._distance[:] = total
+        self._io[0] = 0
+
+    @property
+    def target(self) -> np.ndarray:
+        """Each robot's wheel target speeds (m/s), the queued commands applied first."""
+        if self._queued:
+            self._apply_queued()
+        return self._target
+
+    @property
+    def wheel(self) -> np.ndarray:
+        """Each robot's wheel speeds (m/s), the queued commands applied first."""
+        if self._queued:
+            self._apply_queued()
+        return self._wheel
+
+    @property
+    def targets(self) -> np.ndarray:
+        """Each robot's motor targets (Aseba units), the queued commands applied first."""
+        if self._queued:
+            self._apply_queued()
+        return self._targets
 
     @property
     def time(self) -> float:
         return float(self.clock.max()) if len(self.clock) else 0.0
 
     # --- actuation -----------------------------------------------------------------------------
+    def command_soon(self, i: int, left: int, right: int, at: float) -> None:
+        """:meth:`command`, applied when the world next moves or is asked for wheels or targets
+        (by the next tick's compiled call, without a call of its own) when robot i is at time
+        `at` already, as after its own event; else at once. The commands keep their order, and
+        their motor noise is drawn in it."""
+        k = self._queued
+        if self._fused and k < len(self._queue) and self.clock[i] == at:
+            flat = self._queue_flat
+            flat[3 * k] = i
+            flat[3 * k + 1] = left
+            flat[3 * k + 2] = right
+            self._queued = k + 1
+        else:
+            self.command(i, left, right, at)
+
+    def _apply_queued(self) -> None:
+        """Apply the commands of :meth:`command_soon` now, in order (each at its robot's clock)."""
+        queued, self._queued = self._queued, 0
+        start = int(self._io[7])
+        self._io[7] = 0
+        for i, left, right in self._queue[start:queued].tolist():
+            self.command(i, left, right, float(self.clock[i]))
+
     def command(self, i: int, left: int, right: int, at: float | None = None) -> None:
         """Set motor targets (Aseba units) from time `at` on; the motor noise is drawn per command."""
+        if self._queued:
+            self._apply_queued()
+        if at is not None and self._instant:
+            while not kernels.command_packed(i, at, left, right, *self._command_args):
+                self._make_room(self.motor_noise, 2)
+            return
         if not self.movable[i]:
             return
         if at is not None:
@@ -144,6 +273,8 @@ class World:
     # --- time ----------------------------------------------------------------------------------
     def sync(self, i: int, t: float) -> None:
         """Bring robot i and every robot it could sense or touch to time t; resolve contacts."""
+        if self._queued:
+            self._apply_queued()
         self._move(i, t)
         n = kernels.within(i, self.poses, self.sense_radius ** 2, self._group)
         if n > 1:
@@ -161,9 +292,11 @@ class World:
         Far-apart robots are left on their own clocks; close ones are kept in step so that an
         overlap can never outlive one tick. A sweep along x finds them (no N×N matrix).
         """
+        if self._queued:
+            self._apply_queued()
         if len(self.poses) < 2:
             return
-        n = kernels.close_robots(self.poses, self.touch_radius, self.touch_radius ** 2, self._group)
+        n = kernels.close_robots(self.poses, self.touch_radius, self._touch_radius2, self._group)
         if n == 0:
             return
         group = self._group[:n].copy()
@@ -176,12 +309,10 @@ class World:
             for j in group:
                 self._move(int(j), t)
             return
-        m = kernels.move_group(group, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
-                               self.movable, self._moved, self._steps)
-        if m:
-            distance, steps = self.distance, self._steps
-            for k in range(m):
-                distance[self._moved[k]] += math.hypot(steps[k, 0], steps[k, 1])
+        while not kernels.move_group_logged(group, len(group), t, self.clock, self.poses, self.odom, self.target,
+                                            self.odom_scale, self.movable, self._io, self._log_robot,
+                                            self._log_step):
+            self._add_distances()
 
     def _resolve(self, group: np.ndarray) -> None:
         """Resolve the contacts among a group; skipped when no two hulls can touch (nothing to do)."""
@@ -194,6 +325,8 @@ class World:
 
     def snapshot(self, t: float) -> np.ndarray:
         """Poses of every robot at time t, extrapolated along their arcs (the world is unchanged)."""
+        if self._queued:
+            self._apply_queued()
         poses = self.poses.copy()
         for i in range(len(poses)):
             dt = t - self.clock[i]
@@ -202,12 +335,14 @@ class World:
         return poses
 
     def _move(self, i: int, t: float) -> None:
+        if self._queued:
+            self._apply_queued()
         if self.params.motor_time_constant == 0:
             # The common case, compiled: the hot path of every robot event.
-            if kernels.move(i, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
-                            self.movable, self._step):
-                dx, dy = self._step
-                self.distance[i] += math.hypot(dx, dy)
+            if self._io[0] >= len(self._log_robot):
+                self._add_distances()
+            kernels.move_logged(i, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
+                                self.movable, self._io, self._log_robot, self._log_step)
             return
         dt = t - self.clock[i]
         if dt <= 0:
@@ -246,6 +381,87 @@ class World:
             wheel[:] = target
 
     # --- sensing -------------------------------------------------------------------------------
+    def event(self, i: int, t: float) -> tuple[np.ndarray, np.ndarray, int]:
+        """A robot's "prox" event: :meth:`sync` to t, then :meth:`read_prox`, :meth:`read_ground`
+        and :meth:`record_road_truth`, the same values in fewer compiled calls (kernels.event).
+
+        Returns (horizontal, ground, barcode): the 7 and 2 raw values as int16 arrays (fresh ones:
+        the caller may keep them) and the barcode under the reading sensor.
+        """
+        if self._queued:
+            self._apply_queued()
+        if not self._instant:
+            self.sync(i, t)
+            return self.read_prox(i), np.asarray(self.read_ground(i), dtype=np.int16), self.record_road_truth(i)
+        out = np.empty(9, dtype=np.int16)
+        if self.bounds is None:
+            k = kernels.event(i, t, out, *self._event_args)
+            while k == kernels.NEED_ROOM:
+                self._make_room(self.prox_noise, 7, self.ground_noise, 2)
+                k = kernels.event(i, t, out, *self._event_args)
+            if k != kernels.NEED_RESOLVE:
+                return out[:7], out[7:], k
+            self._resolve(self._group[:int(self._io[1])].copy())
+        else:
+            self.sync(i, t)
+        walls = self.prox.walls_near(self.poses[i]) if len(self.prox.walls) else self.prox.walls
+        while True:
+            k = kernels.sense(i, out, walls, *self._sense_args)
+            if k != kernels.NEED_ROOM:
+                return out[:7], out[7:], k
+            self._make_room(self.prox_noise, 7, self.ground_noise, 2)
+
+    def tick(self, t: float, due: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A world tick: :meth:`settle_contacts`, then :meth:`event` for each robot of `due` in
+        order, in one compiled call when it can (kernels.tick).
+
+        Returns, per due robot k: outs[k] (its 7 proximity then 2 ground values, then the barcode
+        under its reading sensor, int16) and states[k], its pose, odometry pose and wheel speeds
+        right after its event (8 values), which the tick's later events may change. Both arrays
+        are the world's own, overwritten by the next tick: read them before (states may have more
+        rows than robots were due).
+        """
+        count = len(due)
+        outs, states = self._outs[:count], self._states
+        if not self._fused:
+            if self._queued:
+                self._apply_queued()
+            self.settle_contacts(t)
+            for k, i in enumerate(due.tolist()):
+                horizontal, ground, outs[k, 9] = self.event(i, t)
+                outs[k, :7], outs[k, 7:9] = horizontal, ground
+                kernels.state(i, self.poses, self.odom, self.wheel, states[k])
+            return outs, states
+        settle, start = True, 0
+        while (start := kernels.tick_packed(t, settle, start, due, outs, states, self._queue, self._queued,
+                                            self.gain, self._targets, *self._tick_args)) >= 0:
+            why = self._io[2]
+            settle = not self._io[3]
+            if why == kernels.NEED_MOTOR_ROOM:
+                self.motor_noise.ensure(2)
+            elif why == kernels.NEED_ROOM:
+                self._make_room(self.prox_noise, 7, self.ground_noise, 2)
+            elif why == kernels.SETTLE_RESOLVE:
+                self._resolve(self._group[:int(self._io[1])].copy())
+            else:  # NEED_RESOLVE: the robot at `start` moved; its contacts, then its readings
+                self._resolve(self._group[:int(self._io[1])].copy())
+                i = int(due[start])
+                while (k := kernels.sense(i, outs[start], self.prox.walls,
+                                          *self._sense_args)) == kernels.NEED_ROOM:
+                    self._make_room(self.prox_noise, 7, self.ground_noise, 2)
+                outs[start, 9] = k
+                kernels.state(i, self.poses, self.odom, self.wheel, states[start])
+                start += 1
+        self._queued = 0
+        self._io[7] = 0
+        return outs, states
+
+    def _make_room(self, *streams_and_counts) -> None:
+        """Refill the noise streams that lack samples, as their take() would, and empty the log."""
+        for stream, k in zip(streams_and_counts[::2], streams_and_counts[1::2]):
+            stream.ensure(k)
+        self._add_distances()
+
     def due(self, tick: int) -> np.ndarray:
         """Robots whose "prox" event falls on this world tick."""
         return np.flatnonzero(self.slot == tick % self.slots)
