@@ -342,19 +342,3 @@ def test_a_crossing_blocked_by_something_silent_is_not_held_for_long():
     assert events == []
     c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ENTERING, 9)], patience + 1)
     assert [(e.kind, e.data['for']) for e in events] == [('make_way', 9)]
-
-
-def test_a_second_making_way_retraces_older_steps_too():
-    """Each making of way replays make_way_count forward steps; the older ones are kept, so a
-    robot that meets the other again soon after can still back off as far (R2, seed 3)."""
-    c = _improved(1)
-    n = c.params.make_way_count
-    for _ in range(2 * n):
-        c.step(GREY, CLEAR)
-    c._start_making_way(9, 'outranked', Role.ROAD)
-    assert len(c._retrace) == n and len(c._trail) == n
-    c._retrace.clear()  # backed off
-    for _ in range(5):
-        c.step(GREY, CLEAR)
-    c._start_making_way(9, 'outranked', Role.ROAD)
-    assert len(c._retrace) == n and len(c._trail) == 5

@@ -23,8 +23,6 @@ EVENT_PERIOD = 0.1
 #: Events (0.1 s) after the last light code heard during which the robot counts as near a light
 #: (the lights send every 0.1 s): there, a robot blocked long gives up its way later.
 LIGHT_NEAR = 20
-#: How many makings of way the remembered forward commands cover (each replays make_way_count).
-TRAIL_WAYS = 3
 
 
 class State(enum.Enum):
@@ -305,7 +303,7 @@ class RoadController:
         #: The last wheel commands driven forward, replayed backwards to make way (line following
         #: backwards is unstable: the sensors lead the wheels), and the forward steps after it
         #: during which marks already counted are not read again.
-        self._trail: deque[tuple[int, int]] = deque(maxlen=TRAIL_WAYS * self.params.make_way_count)
+        self._trail: deque[tuple[int, int]] = deque(maxlen=self.params.make_way_count)
         self._retrace: list[tuple[int, int]] = []
         self._suppress = 0
         # Recovery from both sides (recovery 'both'): the follow reading's swings in ROAD, the
@@ -731,13 +729,8 @@ class RoadController:
 
     def _start_making_way(self, other: int, reason: str, role: Role) -> None:
         """Back up the way it came (:meth:`_reverse`), then hold."""
-        # The last make_way_count commands; the older ones stay for a second making way, which
-        # would otherwise only retrace the few steps driven since the first (a ring robot and
-        # an entering one met again and again, each time closer: R2, 10 robots, seed 3).
-        trail = list(self._trail)
-        cut = max(0, len(trail) - self.params.make_way_count)
-        self._retrace = trail[cut:]
-        self._trail = deque(trail[:cut], maxlen=self._trail.maxlen)
+        self._retrace = list(self._trail)
+        self._trail.clear()
         self._making_way = 0
         self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
 
