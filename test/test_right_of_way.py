@@ -311,8 +311,7 @@ def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
 def test_a_crossing_blocked_by_something_silent_is_not_held_for_long():
     """Crossing blind, stopped by what it does not hear: near a location's light it ends the
     crossing and follows the line; elsewhere it backs up after silent_give_up_count (an
-    entering robot at its right front, whose IR misses it), not give_up_count. Stopped by a
-    robot it hears, it backs up after crossing_give_up_count."""
+    entering robot at its right front, whose IR misses it), not give_up_count."""
     def crossing(action, hear, steps):
         c = _improved(5)
         c.action, c.counter_continue = action, 1
@@ -334,11 +333,8 @@ def test_a_crossing_blocked_by_something_silent_is_not_held_for_long():
     assert [(e.kind, e.data['reason']) for e in events] == [('make_way', 'gave_up')]
     c, events = crossing(Action.CROSSROAD, [GO + 7], silent + 1)  # in X1's blind square it never follows a line
     assert [e.kind for e in events] == ['make_way'] and c.state is State.CONTINUE
-    # A robot it hears has been asked to make way: it gives up after crossing_give_up_count,
-    # not give_up_count (one entering with a queue behind it cannot back up).
-    patience = c.params.crossing_give_up_count
-    assert silent < patience < c.params.give_up_count
-    c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ENTERING, 9)], patience)
+    give_up = c.params.give_up_count
+    c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ROAD, 9)], give_up)  # a robot it hears
     assert events == []
-    c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ENTERING, 9)], patience + 1)
-    assert [(e.kind, e.data['for']) for e in events] == [('make_way', 9)]
+    c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ROAD, 9)], give_up + 1)
+    assert [e.kind for e in events] == ['make_way']

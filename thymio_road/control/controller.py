@@ -167,8 +167,6 @@ class ControllerParams:
     #: A robot crossing blind (CONTINUE) stopped this long by an obstacle it does not hear
     #: gives up its way (or, near a location's light, ends the crossing).
     silent_give_up_count: int = 50
-    #: ... and stopped this long by a robot it hears (which it has asked to make way).
-    crossing_give_up_count: int = 100
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -217,8 +215,7 @@ class ControllerParams:
         if self.traffic_rules == 'improved' and self.robot_id == 0:
             raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
         for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
-                     'yield_max', 'yield_face_count', 'silent_give_up_count',
-                     'crossing_give_up_count'):
+                     'yield_max', 'yield_face_count', 'silent_give_up_count'):
             if not 1 <= getattr(self, name) <= 10000:
                 raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
 
@@ -691,13 +688,8 @@ class RoadController:
         # In a queue at a light (or within earshot of one) a robot waits twice as long before it
         # gives up: a red can outlast give_up_count, and a robot reading X1's code behind one held
         # at the red gave up, backed over the code and read it as a branching's (15 robots, seed 5).
-        # Crossing blind, it waits only crossing_give_up_count: the robot it asked to make way
-        # has had time to, and one entering a roundabout with a queue behind it cannot (R2,
-        # 10 robots, seed 5: a ring robot and an entering one stood 66 s nose to nose).
         queued = row.in_light_queue(self.stopped_by_light) or self._since_light <= LIGHT_NEAR
-        patience = p.crossing_give_up_count if self.state is State.CONTINUE else \
-            p.give_up_count * (2 if queued else 1)
-        if other is None and role is not Role.PRIORITY and row.blocked >= patience:
+        if other is None and role is not Role.PRIORITY and row.blocked >= p.give_up_count * (2 if queued else 1):
             other, reason = row.ahead() or 0, 'gave_up'
         if other is not None and self.state in (State.ROAD, State.ACTION, State.EXIT, State.CONTINUE, State.READ):
             if self.state is State.READ:

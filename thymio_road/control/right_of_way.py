@@ -29,9 +29,9 @@ The rules, which cannot leave two robots waiting for each other:
   for a lower one;
 - a robot blocked for ``give_up_count`` events without being helped makes way itself (the other
   may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways);
-  a priority vehicle never does. A robot crossing blind (CONTINUE) gives up after
-  ``crossing_give_up_count`` events, and after ``silent_give_up_count`` when it does not hear
-  what stops it (an entering robot at its right front often cannot be heard); near a location's light, where what stops it may be the
+  a priority vehicle never does. A robot crossing blind (CONTINUE) that does not hear what
+  stops it gives up after ``silent_give_up_count`` events (an entering robot at its right
+  front often cannot be heard); near a location's light, where what stops it may be the
   light itself, it ends the crossing and follows the line instead. In a queue at a light (it hears a waiting robot in front, or
   the controller heard a light in the last 2 s) it gives up only after twice as long: a red can outlast ``give_up_count``, and a robot that backed
   away from a queue at X1 backed over the crossroad's code and misread it (15 robots, seed 5);
