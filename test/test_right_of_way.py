@@ -338,3 +338,21 @@ def test_a_crossing_blocked_by_something_silent_is_not_held_for_long():
     assert events == []
     c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ROAD, 9)], give_up + 1)
     assert [e.kind for e in events] == ['make_way']
+
+
+def test_making_way_in_a_blind_crossing_backs_no_further_than_the_mark():
+    c = _improved(5)
+    for _ in range(20):
+        c.step(GREY, CLEAR)  # on the road before the mark
+    c.action, c.counter_continue = Action.LOCATION, 0
+    c._set_state(State.CONTINUE)
+    for _ in range(5):
+        c.step(GREY, CLEAR)  # 5 counts of the blind crossing
+    assert c.counter == 5
+    c._start_making_way(9, 'gave_up', Role.INSIDE)
+    backing = []
+    for _ in range(10):
+        wheels = c.step(GREY, CLEAR)
+        if wheels[0] < 0:
+            backing.append(wheels)
+    assert len(backing) == 5 and c.counter == 0 and c.state is State.CONTINUE

@@ -736,9 +736,14 @@ class RoadController:
             return None
         if max(prox[5], prox[6]) > self.params.obs_threshold_max:
             return 0, 0
-        left, right = self._retrace.pop()
         if self.state in (State.CONTINUE, State.EXIT):
-            self.counter = max(0, self.counter - 1)
+            if self.counter == 0:
+                # Back at the mark where the blind drive (or the exit) began: backing further
+                # would start it again short of the mark, and end it short too (a robot that
+                # backed out of L3's crossing recrossed into the siding and drove it the wrong way).
+                return None
+            self.counter -= 1
+        left, right = self._retrace.pop()
         self._suppress += 1
         return -left, -right
 
