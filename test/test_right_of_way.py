@@ -292,15 +292,6 @@ def test_blocked_long_a_robot_gives_up_its_way_later_in_a_queue_at_a_light():
         assert [e.data['reason'] for e in late] == ['gave_up']
 
 
-def test_a_priority_vehicle_gives_up_its_way_only_after_three_times_as_long():
-    """A robot head on with the ambulance on a link kept coming back: it stood for good."""
-    patience = 3 * _improved(1).params.give_up_count
-    early, _ = _blocked(_improved(5, kind='priority'), patience - 10)
-    assert early == []
-    late, _ = _blocked(_improved(5, kind='priority'), patience + 20)
-    assert [e.data['reason'] for e in late] == ['gave_up']
-
-
 def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
     held = _improved(2)
     held.stopped_by_light = True

@@ -23,8 +23,6 @@ EVENT_PERIOD = 0.1
 #: Events (0.1 s) after the last light code heard during which the robot counts as near a light
 #: (the lights send every 0.1 s): there, a robot blocked long gives up its way later.
 LIGHT_NEAR = 20
-#: A priority vehicle blocked this many times `give_up_count` gives up its way after all.
-PRIORITY_PATIENCE = 3
 
 
 class State(enum.Enum):
@@ -691,11 +689,7 @@ class RoadController:
         # gives up: a red can outlast give_up_count, and a robot reading X1's code behind one held
         # at the red gave up, backed over the code and read it as a branching's (15 robots, seed 5).
         queued = row.in_light_queue(self.stopped_by_light) or self._since_light <= LIGHT_NEAR
-        # A priority vehicle gives up its way only after PRIORITY_PATIENCE times as long: a robot
-        # that had turned round on B1's link (a false wrong-way test) met it head on there and
-        # backed off and came back every 30 s, and the ambulance stood for good (priority, seed 5).
-        patience = p.give_up_count * (PRIORITY_PATIENCE if role is Role.PRIORITY else 2 if queued else 1)
-        if other is None and row.blocked >= patience:
+        if other is None and role is not Role.PRIORITY and row.blocked >= p.give_up_count * (2 if queued else 1):
             other, reason = row.ahead() or 0, 'gave_up'
         if other is not None and self.state in (State.ROAD, State.ACTION, State.EXIT, State.CONTINUE, State.READ):
             if self.state is State.READ:

@@ -29,7 +29,7 @@ The rules, which cannot leave two robots waiting for each other:
   for a lower one;
 - a robot blocked for ``give_up_count`` events without being helped makes way itself (the other
   may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways);
-  a priority vehicle only after three times as long. A robot crossing blind (CONTINUE) that does not hear what
+  a priority vehicle never does. A robot crossing blind (CONTINUE) that does not hear what
   stops it gives up after ``silent_give_up_count`` events (an entering robot at its right
   front often cannot be heard); near a location's light, where what stops it may be the
   light itself, it ends the crossing and follows the line instead. In a queue at a light (it hears a waiting robot in front, or
