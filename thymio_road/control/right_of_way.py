@@ -29,12 +29,13 @@ The rules, which cannot leave two robots waiting for each other:
   for a lower one;
 - a robot blocked for ``give_up_count`` events without being helped makes way itself (the other
   may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways);
-  a priority vehicle never does. A robot crossing blind (CONTINUE) that does not hear what
-  stops it gives up after ``silent_give_up_count`` events (an entering robot at its right
-  front often cannot be heard); near a location's light, where what stops it may be the
-  light itself, it ends the crossing and follows the line instead. In a queue at a light (it hears a waiting robot in front, or
-  the controller heard a light in the last 2 s) it gives up only after twice as long: a red can outlast ``give_up_count``, and a robot that backed
-  away from a queue at X1 backed over the crossroad's code and misread it (15 robots, seed 5);
+  a priority vehicle never does. In a queue at a light (it hears a waiting robot in front, or
+  the controller heard a light in the last 2 s) it gives up only after twice as long: a red
+  can outlast ``give_up_count``, and a robot that backed away from a queue at X1 backed over
+  the crossroad's code and misread it (15 robots, seed 5). A robot crossing blind (CONTINUE)
+  that does not hear what stops it gives up after ``silent_give_up_count`` events (an
+  entering robot at its right front often cannot be heard); near a location's light, where
+  what stops it may be the light itself, it ends the crossing and follows the line instead;
 - a robot held by a traffic light that hears a priority vehicle behind it drives on (report §11:
   the others give way to an ambulance), and a priority vehicle passes red lights.
 
