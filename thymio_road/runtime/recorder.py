@@ -177,11 +177,13 @@ class _McapWriter(McapWriter):
 
     def add_message(self, channel_id: int, log_time: int, data: Any, publish_time: int,
                     sequence: int = 0) -> None:
-        chunk = self._Writer__chunk_builder
-        if chunk is None:
+        # The library's private state, by its mangled names: should a release rename it, the
+        # library's own add_message writes the message (the same records, more slowly).
+        chunk = getattr(self, '_Writer__chunk_builder', None)
+        stats = getattr(self, '_Writer__statistics', None)
+        if chunk is None or stats is None or not hasattr(chunk, 'record_writer'):
             super().add_message(channel_id, log_time, data, publish_time, sequence)
             return
-        stats = self._Writer__statistics
         if stats.message_count == 0 or log_time < stats.message_start_time:
             stats.message_start_time = log_time
         if log_time > stats.message_end_time:
