@@ -160,7 +160,7 @@ def test_a_robot_takes_each_way_through_the_crossroad(cross, way, out):
                                                  bias_crossroad_left=85, **calibrate(1, 3, params)[0]))
     controller.choose_direction = lambda: way
     t, left_at, roads = 0.0, None, []
-    while t < 45.0 and (left_at is None or t < left_at + 6.0):
+    while t < 45.0 and (left_at is None or t < left_at + 3.0):
         t += 0.1
         world.sync(0, t)
         ground, prox = world.read_ground(0), world.read_prox(0)

@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 MARK_WINDOW = 1.0
 #: The road is checked this long after the decision: past the split, still on the branch.
 SETTLE = 3.0
-#: A robot still on a crossroad's right turn SETTLE seconds on is looked at again every
-#: TURN_STEP seconds, for at most TURN_WAIT more.
-TURN_STEP, TURN_WAIT = 0.5, 10.0
 
 
 @dataclass
@@ -113,12 +110,8 @@ def _score_crossroad(e: dict, crossroads: dict, table: dict, entered: list[tuple
     k = next(i for i, arm in enumerate(arms) if extra['in'][arm] == in_lane)
     turn = {'right': -1, 'straight': 0, 'left': 1}[e['choice']]
     expected = extra['out'][arms[(k + turn) % 4]]
-    # A right turn is a road of its own until it joins the out-lane: look on until it has.
-    turning = {lane for arm in arms for lane in (extra['right'][arm], f"{extra['right'][arm]}.join")}
-    t = left + SETTLE
-    while road_at(t) in turning and t + TURN_STEP <= min(until, left + SETTLE + TURN_WAIT):
-        t += TURN_STEP
-    score.passages.append(Passage(e['t'], inter_id, 'crossroad', first[1], e['choice'], expected, road_at(t)))
+    score.passages.append(Passage(e['t'], inter_id, 'crossroad', first[1], e['choice'], expected,
+                                  road_at(left + SETTLE)))
 
 
 def drive(scenario: 'Scenario', robot: str = 'thymio1') -> tuple[dict, PassageScore]:

@@ -162,7 +162,7 @@ class WorldNode:
         if self._waiting and not self._controllers_connected():
             return
         self.tick += 1
-        t = self.tick * self.dt  # self.now
+        t = self.tick * self.dt  # self.now, without the property call (once per tick)
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
         due, due_list = self._due[self.tick % self._slots]
