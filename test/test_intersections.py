@@ -157,7 +157,7 @@ def test_a_robot_takes_each_way_through_the_crossroad(cross, way, out):
     params = WorldParams()
     world = World(cross, [RobotSpec('r', *start_pose_on_road(cross, 'loop_s', 0.1))], params, seed=3)
     controller = RoadController(ControllerParams(speed=150, trigger_security='strict', bias_crossroad=100,
-                                                 bias_crossroad_left=85, **calibrate(1, 3, params)[0]))
+                                                 bias_crossroad_left=80, **calibrate(1, 3, params)[0]))
     controller.choose_direction = lambda: way
     t, left_at, roads = 0.0, None, []
     while t < 45.0 and (left_at is None or t < left_at + 3.0):
