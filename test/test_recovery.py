@@ -1,4 +1,6 @@
 """Recovery from both sides of the road (controller `recovery`, experiments/recovery.py)."""
+import math
+
 import pytest
 
 from thymio_road.cli.main import main
@@ -30,9 +32,9 @@ def test_recovery_both_rejoins_from_every_side(oval):
     assert rows['black']['wrong way'] == rows['across_white']['wrong way'] == 0
 
 
-def test_swings_on_the_edge_turn_the_robot_round_and_a_steady_follow_does_not():
+def test_jumps_of_the_reading_on_the_edge_turn_the_robot_round_and_the_gradient_does_not():
     c = RoadController(ControllerParams(recovery='both'))
-    for k in range(40):  # following a sharp edge backwards: the reading swings
+    for k in range(40):  # following a sharp edge backwards: the reading jumps event to event
         c.step((250 if k % 2 else 760, 900), [0] * 7)
     assert [e.kind for e in c.drain_events()] == ['wrong_way']
     assert c.step((500, 900), [0] * 7) == (150, -150) and c.state is State.ROAD
@@ -42,11 +44,41 @@ def test_swings_on_the_edge_turn_the_robot_round_and_a_steady_follow_does_not():
     assert steady.drain_events() == []
 
 
+def test_a_smooth_swing_across_the_gradient_is_not_a_wrong_way_drive():
+    """Merging from a siding or re-finding the line after a crossing, the reading sweeps far
+    from the reference, smoothly: the count of readings beyond ±220 that the test used before
+    could not tell that from the edge's jumps, the change between successive readings can."""
+    c = RoadController(ControllerParams(recovery='both'))
+    for k in range(400):
+        c.step((500 + round(280 * math.sin(k / 6)), 900), [0] * 7)  # ±280, a period of 3.8 s
+    assert c.drain_events() == []
+
+
+def test_the_jitter_window_restarts_after_a_reading():
+    """A barcode read in between (READ) clears the window: the jumps of its bits are not the edge's."""
+    def edge(c, n):
+        for k in range(n):
+            c.step((250 if k % 2 else 760, 900), [0] * 7)
+
+    c = RoadController(ControllerParams(recovery='both'))
+    edge(c, 30)
+    c.step((500, 100), [0] * 7)  # a code's first bit
+    assert c.state is State.READ
+    while c.state is State.READ:
+        c.step((500, 900), [0] * 7)
+    edge(c, 30)
+    assert 'wrong_way' not in [e.kind for e in c.drain_events()]
+    edge(c, 10)
+    assert 'wrong_way' in [e.kind for e in c.drain_events()]
+
+
 def test_bad_recovery_settings_are_refused():
     with pytest.raises(ValueError, match='recovery'):
         ControllerParams(recovery='left')
-    with pytest.raises(ValueError, match='wrong_way_swings'):
-        ControllerParams(wrong_way_swings=50, wrong_way_window=40)
+    with pytest.raises(ValueError, match='wrong_way_window'):
+        ControllerParams(wrong_way_window=1)
+    with pytest.raises(ValueError, match='wrong_way_jitter'):
+        ControllerParams(wrong_way_jitter=0)
 
 
 def test_recovery_command_prints_both_settings(capsys):

@@ -274,3 +274,96 @@ def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
     # Blocked behind a robot that does not wait, it asks it to make way.
     _, sent = _blocked(_improved(5), 40, [announce_code(Role.ROAD, 2)])
     assert blocked_code(2) in sent and waiting_code(5) not in sent
+
+
+AT_THE_FRONT_RIGHT = [0, 0, 0, 1305, 4200, 0, 0]  # the ambulance pushed in at R2 (priority seed 4)
+
+
+def _crossing_ring(robot_id: int, counter_continue: int = 4, action: Action = Action.ROUNDABOUT) -> RoadController:
+    c = _improved(robot_id)
+    c.action, c.counter_continue = action, counter_continue
+    c._set_state(State.CONTINUE)
+    return c
+
+
+@pytest.mark.parametrize('action', [Action.ROUNDABOUT, Action.CROSSROAD])
+def test_a_blind_crossing_stopped_by_a_silent_robot_at_its_front_right_makes_way_after_5_s(action):
+    """Driving on brings it closer to the robot that came in there (R2's entries; the ambulance
+    passing X1's red); only backing frees the way."""
+    c = _crossing_ring(10, action=action)
+    driven = [c.step(GREY, CLEAR) for _ in range(10)]
+    wheels = [c.step(GREY, AT_THE_FRONT_RIGHT) for _ in range(c.params.crossing_give_up_count + 5)]
+    assert set(wheels[:c.params.crossing_give_up_count]) == {(0, 0)}
+    assert wheels[-4:] == [(-l, -r) for l, r in driven[-4:]]  # backing up the way it came
+    made = [e.data for e in c.drain_events() if e.kind == 'make_way']
+    assert made == [{'for': 0, 'reason': 'crossing', 'role': 'inside'}]
+
+
+@pytest.mark.parametrize('why', ['ahead', 'heard', 'own entry'])
+def test_the_ring_rule_waits_the_usual_30_s_for_a_robot_ahead_heard_or_at_its_own_entry(why):
+    c = _crossing_ring(10, 1 if why == 'own entry' else 4)
+    prox = [0, 0, 2000, 1305, 0, 0, 0] if why == 'ahead' else AT_THE_FRONT_RIGHT
+    for _ in range(2 * c.params.crossing_give_up_count):
+        if why == 'heard':
+            c.on_comm(announce_code(Role.ENTERING, 3), [0, 0, 0, 3100, 0, 0, 0])
+        assert c.step(GREY, prox) == (0, 0)
+    assert 'make_way' not in [e.kind for e in c.drain_events()]
+
+
+LIGHT_ACROSS_THE_ROAD = [0, 1800, 2100, 0, 0, 0, 0]  # a robot leaving a siding, facing the light 16 cm away
+
+
+def _light_ahead(c: RoadController, prox) -> tuple[int, int]:
+    c.on_comm(20 + 5, [2830, 2690, 0, 0, 0, 0, 0])  # the location's light, heard in front
+    return c.step(GREY, prox)
+
+
+def _leaving_the_siding(c: RoadController) -> RoadController:
+    c.light_lane = 'siding'
+    return c
+
+
+def test_leaving_a_siding_the_light_ahead_does_not_hold_a_blind_crossing_a_trigger_or_a_reading():
+    crossing = _leaving_the_siding(_improved(3))
+    crossing.action, crossing.counter_continue = Action.LOCATION, 2
+    crossing._set_state(State.CONTINUE)
+    assert crossing.step(GREY, LIGHT_ACROSS_THE_ROAD) == (0, 0)  # not heard: an obstacle
+    assert _light_ahead(crossing, LIGHT_ACROSS_THE_ROAD) != (0, 0)
+    assert _light_ahead(crossing, [0, 0, 3100, 0, 0, 0, 0]) == (0, 0)  # within 6 cm it stops
+    on_the_edge = _leaving_the_siding(_improved(3))
+    on_the_edge.step(GREY, CLEAR)
+    on_the_edge.light_lane = None  # out of the siding, turning onto the road
+    on_the_edge.on_comm(20 + 5, [2830, 2690, 0, 0, 0, 0, 0])
+    on_the_edge.step((500, 100), LIGHT_ACROSS_THE_ROAD)  # the road's edge under the reading sensor
+    assert on_the_edge.state is State.READ
+    count = on_the_edge.counter_read
+    _light_ahead(on_the_edge, LIGHT_ACROSS_THE_ROAD)
+    assert on_the_edge.counter_read == count + 1  # the reading runs on
+
+
+def test_away_from_a_siding_a_light_ahead_is_an_obstacle_like_any_other():
+    """At X1 the lights stand beside the square: there the rule let robots drive into others."""
+    c = _improved(3)
+    c.action, c.counter_continue = Action.CROSSROAD, 2
+    c._set_state(State.CONTINUE)
+    assert _light_ahead(c, LIGHT_ACROSS_THE_ROAD) == (0, 0)
+    driven = _leaving_the_siding(_improved(4))
+    driven.step(GREY, CLEAR)
+    driven.light_lane = None
+    for _ in range(101):  # 10 s driven since the siding
+        driven.step(GREY, CLEAR)
+    driven.action, driven.counter_continue = Action.CROSSROAD, 2
+    driven._set_state(State.CONTINUE)
+    assert _light_ahead(driven, LIGHT_ACROSS_THE_ROAD) == (0, 0)
+
+
+def test_a_robot_heard_in_front_holds_a_blind_crossing_though_a_light_is_heard_too():
+    c = _leaving_the_siding(_improved(3))
+    c.action, c.counter_continue = Action.LOCATION, 2
+    c._set_state(State.CONTINUE)
+    c.on_comm(announce_code(Role.ROAD, 7), [0, 1800, 0, 0, 0, 0, 0])
+    assert _light_ahead(c, LIGHT_ACROSS_THE_ROAD) == (0, 0)
+    report = _leaving_the_siding(RoadController(ControllerParams()))
+    report.action, report.counter_continue = Action.LOCATION, 2
+    report._set_state(State.CONTINUE)
+    assert _light_ahead(report, LIGHT_ACROSS_THE_ROAD) == (0, 0)  # the report's robots always stop

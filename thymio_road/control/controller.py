@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from thymio_road.control.right_of_way import MAX_ID, RightOfWay, Role
+from thymio_road.control.right_of_way import FRONT_SENSORS, MAX_ID, RightOfWay, Role
 from thymio_road.map.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
 
 #: Report eq. (1), the barcode bit (§5) and the event period, for the matched reading.
@@ -23,6 +23,11 @@ EVENT_PERIOD = 0.1
 #: Events (0.1 s) after the last light code heard during which the robot counts as near a light
 #: (the lights send every 0.1 s): there, a robot blocked long gives up its way later.
 LIGHT_NEAR = 20
+#: Events a light heard on a front sensor stays "ahead": lights send every event.
+LIGHT_AHEAD = 3
+#: Events driven (not standing behind an obstacle) since the robot left a location's siding
+#: during which a light ahead is the siding's own (10 s at the lowest speed: 48 cm).
+SIDING_NEAR = 100
 
 
 class State(enum.Enum):
@@ -131,14 +136,16 @@ class ControllerParams:
     seed: int = 0
     #: 'report': the road lost, the robot spins with the sign of the reading, so that from the
     #: black side it finds the road backwards (§4). 'both': it also recognises the wrong-way
-    #: drive this leads to (following the lane's sharp outer edge backwards makes the follow
-    #: reading swing: at least
-    #: `wrong_way_swings` of the last `wrong_way_window` events beyond ±220 of the reference,
-    #: against about 1 % on the gradient) and turns round on the spot (`uturn_count` events:
-    #: 180° at the lowest speed, π·9.4 cm / 2 / 4.8 cm/s ≈ 3.1 s).
+    #: drive this leads to and turns round on the spot (`uturn_count` events: 180° at the lowest
+    #: speed, π·9.4 cm / 2 / 4.8 cm/s ≈ 3.1 s). A robot driving backwards follows the lane's
+    #: sharp outer edge, and there the follow reading jumps between white and black from one
+    #: event to the next, where on the gradient it changes smoothly: over the last
+    #: `wrong_way_window` events in ROAD, the mean change between successive readings exceeds
+    #: `wrong_way_jitter` (wrong-way drives in the recovery experiment: median 223, 90 % above
+    #: 47; the most any robot showed in 10- and 15-robot traffic: 78).
     recovery: str = 'report'
     wrong_way_window: int = 40
-    wrong_way_swings: int = 12
+    wrong_way_jitter: int = 150
     uturn_count: int = 31
     #: 'report': robots know each other only by their proximity sensors, as in the report (its
     #: jams reproduce). 'improved': the right of way by IR of control/right_of_way.py (yield at
@@ -161,6 +168,11 @@ class ControllerParams:
     make_way_hold_max: int = 100
     give_up_count: int = 300
     yield_max: int = 150
+    #: Crossing blind on a roundabout's ring or in the crossroad, a robot stopped by one it
+    #: cannot hear at its front right only (one that pushed in: the priority vehicle, or a robot
+    #: entering the ring that did not hear the ring robot) makes way after this long instead
+    #: of `give_up_count`: driving on brings it closer (see _blocked_crossing).
+    crossing_give_up_count: int = 50
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -195,9 +207,10 @@ class ControllerParams:
             raise ValueError(f'grey_ref must be in 1..1022, got {self.grey_ref}')
         if self.recovery not in ('report', 'both'):
             raise ValueError(f"recovery must be 'report' or 'both', got {self.recovery!r}")
-        if not 1 <= self.wrong_way_swings <= self.wrong_way_window <= 1000:
-            raise ValueError(f'need 1 <= wrong_way_swings <= wrong_way_window <= 1000, got '
-                             f'{self.wrong_way_swings} and {self.wrong_way_window}')
+        if not 2 <= self.wrong_way_window <= 1000:
+            raise ValueError(f'wrong_way_window must be in 2..1000 events, got {self.wrong_way_window}')
+        if not 1 <= self.wrong_way_jitter <= 1000:
+            raise ValueError(f'wrong_way_jitter must be in 1..1000, got {self.wrong_way_jitter}')
         if not 1 <= self.uturn_count <= 1000:
             raise ValueError(f'uturn_count must be in 1..1000 counts, got {self.uturn_count}')
         if self.traffic_rules not in ('report', 'improved'):
@@ -209,7 +222,7 @@ class ControllerParams:
         if self.traffic_rules == 'improved' and self.robot_id == 0:
             raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
         for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
-                     'yield_max'):
+                     'yield_max', 'crossing_give_up_count'):
             if not 1 <= getattr(self, name) <= 10000:
                 raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
 
@@ -277,8 +290,11 @@ class RoadController:
         self.light_lane_count = 0
         self._light_stopped_lane: tuple[str, int | None] | None = None
         self._light_quiet = 0
-        #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR).
+        #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR), and since
+        #: it heard one on a front sensor (see _only_a_light_ahead).
         self._since_light = LIGHT_NEAR + 1
+        self._since_light_ahead = LIGHT_AHEAD + 1
+        self._since_siding = SIDING_NEAR + 1
         # Right of way (traffic_rules 'improved'; control/right_of_way.py).
         self.improved = self.params.traffic_rules == 'improved'
         self.right_of_way = RightOfWay(self.params.robot_id, self.params.blocked_count) if self.improved else None
@@ -295,9 +311,11 @@ class RoadController:
         self._trail: deque[tuple[int, int]] = deque(maxlen=self.params.make_way_count)
         self._retrace: list[tuple[int, int]] = []
         self._suppress = 0
-        # Recovery from both sides (recovery 'both'): the follow reading's swings in ROAD, the
-        # U-turn under way.
-        self._swings: deque[bool] = deque(maxlen=self.params.wrong_way_window)
+        # Recovery from both sides (recovery 'both'): the changes between successive follow
+        # readings in ROAD (and their sum), the last reading, the U-turn under way.
+        self._follow_steps: deque[int] = deque(maxlen=self.params.wrong_way_window - 1)
+        self._steps_sum = 0
+        self._last_diff: int | None = None
         self._uturn = 0
 
     # --- interface ------------------------------------------------------------------------------
@@ -330,7 +348,8 @@ class RoadController:
             wheels = self._right_of_way_step(follow, prox)
             if wheels is not None:
                 return self._calibrated(*wheels)
-        front_obstacle = self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold
+        front_obstacle = (self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold
+                          and not self._only_a_light_ahead(prox))
         if self.state is State.CONTINUE:
             left, right = self._cross(prox)
         else:
@@ -567,7 +586,8 @@ class RoadController:
         (§6: "it stops the timer responsible for this motion without line following").
         """
         p = self.params
-        if p.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > p.obs_threshold:
+        if (p.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > p.obs_threshold
+                and not self._only_a_light_ahead(prox)):
             self.obstructed = True
             return 0, 0
         self.counter += 1
@@ -666,6 +686,8 @@ class RoadController:
         queued = row.in_light_queue(self.stopped_by_light) or self._since_light <= LIGHT_NEAR
         if other is None and role is not Role.PRIORITY and row.blocked >= p.give_up_count * (2 if queued else 1):
             other, reason = row.ahead() or 0, 'gave_up'
+        elif other is None and row.blocked >= p.crossing_give_up_count and self._blocked_crossing(prox):
+            other, reason = 0, 'crossing'
         if other is not None and self.state in (State.ROAD, State.ACTION, State.EXIT, State.CONTINUE, State.READ):
             if self.state is State.READ:
                 self._set_state(self.old_state)  # the barcode is read again on the way back
@@ -683,6 +705,34 @@ class RoadController:
                 self._yielded += 1
                 return 0, 0
         return None
+
+    def _blocked_crossing(self, prox: list[int]) -> bool:
+        """Crossing blind (CONTINUE) on a roundabout's ring past an entry or exit, or in the
+        crossroad, stopped by a robot it cannot hear that stands at its front right only (the
+        centre-right sensor beyond obs_threshold, centre and centre-left below): one that came
+        in from the right, which the robot turns towards (rings and X1's circle turn left; a ring
+        robot that drove on came closer to it, 1300 to 3600). The IR cones leave that robot
+        unheard, and it cannot back: the ambulance never does, an entering robot often has a
+        queue behind it. It held ring robots 30 s and more at R2 (72 s, 15 robots seed 2), and the
+        ambulance, which passes reds, 30 s at R2 and 33 s at X1 (priority seeds 4 and 5)."""
+        p, row = self.params, self.right_of_way
+        where = self.action is Action.CROSSROAD or (self.action is Action.ROUNDABOUT and self.counter_continue >= 2)
+        return (row is not None and self.state is State.CONTINUE and where
+                and max(prox[1], prox[2]) <= p.obs_threshold < prox[3] and row.ahead() is None)
+
+    def _only_a_light_ahead(self, prox: list[int]) -> bool:
+        """Improved rules, leaving a location's siding (within SIDING_NEAR events driven): what
+        the front sensors see is the siding's traffic light, not a robot, when a light was heard
+        on a front sensor within LIGHT_AHEAD events, no robot is heard in front, and it is no
+        closer than obs_threshold_max (6 cm). The light is a Thymio across the road, and it never
+        moves: a robot that turned out of the siding to face it (16 cm away) stood in its blind
+        crossing, or at a trigger on the road's edge, until it gave up (61–72 s at L1, L2, L4
+        and L5; 15 robots), and backing out of there met the next robot. Elsewhere the rule is
+        off: at X1, whose lights stand beside its square, it let robots drive into others they
+        did not hear (contacts in three 15-robot runs of ten)."""
+        row = self.right_of_way
+        return (row is not None and self._since_siding <= SIDING_NEAR and self._since_light_ahead <= LIGHT_AHEAD
+                and row.ahead() is None and max(prox[1], prox[2], prox[3]) <= self.params.obs_threshold_max)
 
     def _reverse(self, prox: list[int]) -> tuple[int, int] | None:
         """Back up the way it came, its last forward commands replayed backwards, waiting while
@@ -711,10 +761,12 @@ class RoadController:
         while it crosses (CONTINUE)."""
         if self.right_of_way is not None and self.right_of_way.hear(code, intensities):
             return
-        if not self.params.obey_lights or self.params.kind == 'priority':
-            return  # a priority vehicle passes red lights; the others give way (right_of_way.py)
         from thymio_road.control.traffic_light import decode
         decoded = decode(code)
+        if decoded is not None and intensities is not None and max(intensities[:FRONT_SENSORS], default=0) > 0:
+            self._since_light_ahead = 0
+        if not self.params.obey_lights or self.params.kind == 'priority':
+            return  # a priority vehicle passes red lights; the others give way (right_of_way.py)
         if decoded is None:
             return
         self._since_light = 0
@@ -783,6 +835,11 @@ class RoadController:
     def _light_tick(self) -> bool:
         """Each event: the timeout (when set), the end of the siding lane; True while held by a light."""
         self._since_light = min(self._since_light + 1, LIGHT_NEAR + 1)
+        self._since_light_ahead = min(self._since_light_ahead + 1, LIGHT_AHEAD + 1)
+        if self.light_lane == 'siding':
+            self._since_siding = 0
+        elif not self._last_obstructed:
+            self._since_siding = min(self._since_siding + 1, SIDING_NEAR + 1)
         if self.stopped_by_light or not self.increment_counter:
             self._light_quiet += 1
             if self.params.light_timeout and self._light_quiet > self.params.light_timeout:
@@ -850,17 +907,29 @@ class RoadController:
             # The lane's gradient lies on its right: turning right puts the follow sensor on it.
             return p.speed_low, -p.speed_low
         if self.state is not State.ROAD:
-            self._swings.clear()
+            self._clear_jitter()
             return None
         if abs(diff) > p.lost_threshold:
             return None  # searching: neither following the gradient nor the edge
-        self._swings.append(abs(diff) > 220)
-        if len(self._swings) == self._swings.maxlen and sum(self._swings) >= p.wrong_way_swings:
-            self._swings.clear()
+        steps = self._follow_steps
+        if self._last_diff is not None:
+            if len(steps) == steps.maxlen:
+                self._steps_sum -= steps[0]
+            steps.append(abs(diff - self._last_diff))
+            self._steps_sum += steps[-1]
+        self._last_diff = diff
+        if len(steps) == steps.maxlen and self._steps_sum > p.wrong_way_jitter * len(steps):
+            jitter = self._steps_sum // len(steps)
+            self._clear_jitter()
             self._uturn = p.uturn_count
-            self.events.append(Event('wrong_way', {'swings': p.wrong_way_swings}))
+            self.events.append(Event('wrong_way', {'jitter': jitter}))
             return self._recover(diff)
         return None
+
+    def _clear_jitter(self) -> None:
+        self._follow_steps.clear()
+        self._steps_sum = 0
+        self._last_diff = None
 
 
 def _clip(u: int) -> int:
