@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from thymio_road.control.right_of_way import FRONT_SENSORS, MAX_ID, RightOfWay, Role
+from thymio_road.control.right_of_way import MAX_ID, RightOfWay, Role
 from thymio_road.map.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
 
 #: Report eq. (1), the barcode bit (§5) and the event period, for the matched reading.
@@ -23,11 +23,6 @@ EVENT_PERIOD = 0.1
 #: Events (0.1 s) after the last light code heard during which the robot counts as near a light
 #: (the lights send every 0.1 s): there, a robot blocked long gives up its way later.
 LIGHT_NEAR = 20
-#: Events a light heard on a front sensor stays "ahead": lights send every event.
-LIGHT_AHEAD = 3
-#: Events driven (not standing behind an obstacle) since the robot left a location's siding
-#: during which a light ahead is the siding's own (10 s at the lowest speed: 48 cm).
-SIDING_NEAR = 100
 
 
 class State(enum.Enum):
@@ -290,11 +285,8 @@ class RoadController:
         self.light_lane_count = 0
         self._light_stopped_lane: tuple[str, int | None] | None = None
         self._light_quiet = 0
-        #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR), and since
-        #: it heard one on a front sensor (see _only_a_light_ahead).
+        #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR).
         self._since_light = LIGHT_NEAR + 1
-        self._since_light_ahead = LIGHT_AHEAD + 1
-        self._since_siding = SIDING_NEAR + 1
         # Right of way (traffic_rules 'improved'; control/right_of_way.py).
         self.improved = self.params.traffic_rules == 'improved'
         self.right_of_way = RightOfWay(self.params.robot_id, self.params.blocked_count) if self.improved else None
@@ -348,8 +340,7 @@ class RoadController:
             wheels = self._right_of_way_step(follow, prox)
             if wheels is not None:
                 return self._calibrated(*wheels)
-        front_obstacle = (self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold
-                          and not self._only_a_light_ahead(prox))
+        front_obstacle = self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold
         if self.state is State.CONTINUE:
             left, right = self._cross(prox)
         else:
@@ -586,8 +577,7 @@ class RoadController:
         (§6: "it stops the timer responsible for this motion without line following").
         """
         p = self.params
-        if (p.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > p.obs_threshold
-                and not self._only_a_light_ahead(prox)):
+        if p.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > p.obs_threshold:
             self.obstructed = True
             return 0, 0
         self.counter += 1
@@ -720,20 +710,6 @@ class RoadController:
         return (row is not None and self.state is State.CONTINUE and where
                 and max(prox[1], prox[2]) <= p.obs_threshold < prox[3] and row.ahead() is None)
 
-    def _only_a_light_ahead(self, prox: list[int]) -> bool:
-        """Improved rules, leaving a location's siding (within SIDING_NEAR events driven): what
-        the front sensors see is the siding's traffic light, not a robot, when a light was heard
-        on a front sensor within LIGHT_AHEAD events, no robot is heard in front, and it is no
-        closer than obs_threshold_max (6 cm). The light is a Thymio across the road, and it never
-        moves: a robot that turned out of the siding to face it (16 cm away) stood in its blind
-        crossing, or at a trigger on the road's edge, until it gave up (61–72 s at L1, L2, L4
-        and L5; 15 robots), and backing out of there met the next robot. Elsewhere the rule is
-        off: at X1, whose lights stand beside its square, it let robots drive into others they
-        did not hear (contacts in three 15-robot runs of ten)."""
-        row = self.right_of_way
-        return (row is not None and self._since_siding <= SIDING_NEAR and self._since_light_ahead <= LIGHT_AHEAD
-                and row.ahead() is None and max(prox[1], prox[2], prox[3]) <= self.params.obs_threshold_max)
-
     def _reverse(self, prox: list[int]) -> tuple[int, int] | None:
         """Back up the way it came, its last forward commands replayed backwards, waiting while
         something is close behind; None when done. Timed counts (a blind crossing, an exit) run
@@ -761,12 +737,10 @@ class RoadController:
         while it crosses (CONTINUE)."""
         if self.right_of_way is not None and self.right_of_way.hear(code, intensities):
             return
-        from thymio_road.control.traffic_light import decode
-        decoded = decode(code)
-        if decoded is not None and intensities is not None and max(intensities[:FRONT_SENSORS], default=0) > 0:
-            self._since_light_ahead = 0
         if not self.params.obey_lights or self.params.kind == 'priority':
             return  # a priority vehicle passes red lights; the others give way (right_of_way.py)
+        from thymio_road.control.traffic_light import decode
+        decoded = decode(code)
         if decoded is None:
             return
         self._since_light = 0
@@ -835,11 +809,6 @@ class RoadController:
     def _light_tick(self) -> bool:
         """Each event: the timeout (when set), the end of the siding lane; True while held by a light."""
         self._since_light = min(self._since_light + 1, LIGHT_NEAR + 1)
-        self._since_light_ahead = min(self._since_light_ahead + 1, LIGHT_AHEAD + 1)
-        if self.light_lane == 'siding':
-            self._since_siding = 0
-        elif not self._last_obstructed:
-            self._since_siding = min(self._since_siding + 1, SIDING_NEAR + 1)
         if self.stopped_by_light or not self.increment_counter:
             self._light_quiet += 1
             if self.params.light_timeout and self._light_quiet > self.params.light_timeout:
