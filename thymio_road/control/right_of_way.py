@@ -29,6 +29,10 @@ The rules, which cannot leave two robots waiting for each other:
   a priority vehicle never does. In a queue at a light (it hears a waiting robot in front, or
   the controller heard a light in the last 2 s) it gives up only after twice as long: a red can outlast ``give_up_count``, and a robot that backed
   away from a queue at X1 backed over the crossroad's code and misread it (15 robots, seed 5);
+- a robot crossing blind on a roundabout's ring or in the crossroad, stopped by one it does not
+  hear at its front right only, makes way after ``crossing_give_up_count`` events (the
+  controller's ``_blocked_crossing``): that one came in from the right, often cannot back, and
+  the crossing turns towards it;
 - a robot held by a traffic light that hears a priority vehicle behind it drives on (report §11:
   the others give way to an ambulance), and a priority vehicle passes red lights.
 
