@@ -137,7 +137,7 @@ class ControllerParams:
     #: event to the next, where on the gradient it changes smoothly: over the last
     #: `wrong_way_window` events in ROAD, the mean change between successive readings exceeds
     #: `wrong_way_jitter` (wrong-way drives in the recovery experiment: median 223, 90 % above
-    #: 47; the most any robot showed in 10- and 15-robot traffic: 78).
+    #: 47; the most any robot showed in two traffic runs of 10 and 15 robots: 78).
     recovery: str = 'report'
     wrong_way_window: int = 40
     wrong_way_jitter: int = 150
