@@ -177,6 +177,33 @@ def test_reading_pauses_while_a_robot_is_in_front():
     assert c.counter_read == count + 1
 
 
+FACING_THE_LIGHT = [2390, 2480, 0, 0, 0, 0, 0]  # L4's siding exit, 15 robots seed 1
+
+
+@pytest.mark.parametrize('heard', ['light', 'robot', 'nothing'])
+def test_a_reading_paused_facing_a_light_is_abandoned_after_2_s(heard):
+    """A false trigger turned the robot towards the light across the road; it never moves. A
+    robot it hears in front, or an obstacle with no light near, keeps the reading paused."""
+    c = _improved(1)
+    c.step((500, 100), CLEAR)
+    assert c.state is State.READ
+    light_code = 20 + 5  # a location light's "stop the road lane" (node 5)
+    for _ in range(c.params.read_pause_light_count):
+        if heard == 'light':
+            c.on_comm(light_code, [2000, 2000, 0, 0, 0, 0, 0])
+        elif heard == 'robot':
+            c.on_comm(light_code, [2000, 2000, 0, 0, 0, 0, 0])
+            c.on_comm(announce_code(Role.ROAD, 7), [2000, 2000, 0, 0, 0, 0, 0])
+        assert c.step((880, 290), FACING_THE_LIGHT) == (0, 0)
+    wheels = c.step((880, 290), FACING_THE_LIGHT)
+    if heard == 'light':
+        assert c.state is State.ROAD
+        assert wheels[0] > 0 > wheels[1]  # the road lost on its white side: it spins right
+        assert 'read_abandoned' in [e.kind for e in c.drain_events()]
+    else:
+        assert c.state is State.READ and wheels == (0, 0)
+
+
 def test_exit_counts_distance_so_they_stand_still_while_blocked():
     report, improved = RoadController(ControllerParams()), _improved(1)
     for c in (report, improved):

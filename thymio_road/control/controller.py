@@ -168,6 +168,17 @@ class ControllerParams:
     #: entering the ring that did not hear the ring robot) makes way after this long instead
     #: of `give_up_count`: driving on brings it closer (see _blocked_crossing).
     crossing_give_up_count: int = 50
+    #: A reading paused this long by something in front that is no robot it hears, with a
+    #: traffic light heard in the last LIGHT_NEAR events, is abandoned: the robot faces the light
+    #: (a Thymio that never moves), and the trigger was false (see _abandon_reading).
+    read_pause_light_count: int = 20
+    #: Improved: an intersection code that contradicts the robot's map tracking, when the
+    #: tracking is certain of the next node's kind (`expected_kind`, set by the navigator), is
+    #: taken for that kind. A code misread after a disturbance (X1's read as a branching's after
+    #: making way on it, 10 robots seed 7; L5's as a crossroad's after a wobbly exit from X1,
+    #: seed 9) sent the robot through the node the wrong way. The report's robots only noted
+    #: the mismatch (positionError, Appendix A).
+    map_codes: bool = False
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -217,7 +228,7 @@ class ControllerParams:
         if self.traffic_rules == 'improved' and self.robot_id == 0:
             raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
         for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
-                     'yield_max', 'crossing_give_up_count'):
+                     'yield_max', 'crossing_give_up_count', 'read_pause_light_count'):
             if not 1 <= getattr(self, name) <= 10000:
                 raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
 
@@ -269,6 +280,8 @@ class RoadController:
         self.decide: Callable[[Action, int], str] = self._random_choice
         #: Picks 'right', 'straight' or 'left' when a crossroad is announced.
         self.choose_direction: Callable[[], str] = lambda: self.rng.choice(('right', 'straight', 'left'))
+        #: The kind ('crossroad', ...) of the next node when the map tracking is certain of it.
+        self.expected_kind: Callable[[], str | None] = lambda: None
         self.direction = ''
         self.turned_left = False
         # Traffic lights (Appendix A: allStop / allStart, incrementCounter); see on_comm.
@@ -341,6 +354,8 @@ class RoadController:
             if wheels is not None:
                 return self._calibrated(*wheels)
         front_obstacle = self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold
+        if self.improved and front_obstacle and self.state is State.READ and self._reading_faces_light():
+            self._abandon_reading()
         if self.state is State.CONTINUE:
             left, right = self._cross(prox)
         else:
@@ -488,6 +503,8 @@ class RoadController:
         action = INTERSECTION_CODES.get(code)
         if action is None:
             return
+        if p.map_codes:
+            action = self._checked_against_map(code, action)
         # Intersections are driven at the lowest speed; a location and a crossroad also leave
         # at it (Appendix A: savedSpeed = SPEED_LOW for codes 5 and 6).
         self.saved_speed = p.speed_low if action in (Action.CROSSROAD, Action.LOCATION) else self.speed
@@ -506,6 +523,15 @@ class RoadController:
             self.direction = ''
             self.turned_left = False
         self._set_state(State.ACTION)
+
+    def _checked_against_map(self, code: int, action: Action) -> Action:
+        """The intersection the map tracking expects, when it is certain of its kind, else the
+        one read (map_codes)."""
+        kind = self.expected_kind()
+        if kind is None or kind == action.name.lower():
+            return action
+        self.events.append(Event('code_corrected', {'code': code, 'read': action.name.lower(), 'expected': kind}))
+        return Action[kind.upper()]
 
     # --- intersections (report §7, Appendix A) -----------------------------------------------------
     def _random_choice(self, action: Action, passed: int) -> str:
@@ -709,6 +735,23 @@ class RoadController:
         where = self.action is Action.CROSSROAD or (self.action is Action.ROUNDABOUT and self.counter_continue >= 2)
         return (row is not None and self.state is State.CONTINUE and where
                 and max(prox[1], prox[2]) <= p.obs_threshold < prox[3] and row.ahead() is None)
+
+    def _reading_faces_light(self) -> bool:
+        """The reading has stood paused `read_pause_light_count` events by an obstacle that is no
+        robot it hears, near a traffic light. Seen at the siding exits (15 robots seed 1 at L4):
+        the robot's follow sensor met the road's black edge in the merge's last bend, the
+        report's spin turned it left across the road, and its reading sensor swept the edge and
+        triggered. It then faced the light across the road (2400 on two front sensors), and the
+        reading, paused while something is in front, waited until the give-up (60 s near a
+        light)."""
+        row = self.right_of_way
+        return (row is not None and row.blocked >= self.params.read_pause_light_count
+                and row.ahead() is None and self._since_light <= LIGHT_NEAR)
+
+    def _abandon_reading(self) -> None:
+        """Back to the state the trigger interrupted; the road lost, it spins to find it again."""
+        self.events.append(Event('read_abandoned', {'count': self.counter_read, 'samples': self.samples}))
+        self._set_state(self.old_state)
 
     def _reverse(self, prox: list[int]) -> tuple[int, int] | None:
         """Back up the way it came, its last forward commands replayed backwards, waiting while
