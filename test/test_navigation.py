@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from thymio_road.control.controller import Action, ControllerParams, Event, RoadController, State
+from thymio_road.control.controller import Action, Event, RoadController
 from thymio_road.map.loader import load_map
 from thymio_road.control.navigation import Navigator, parse_mission
 from thymio_road.map.road_graph import RoadGraph
@@ -94,44 +94,6 @@ def test_a_location_number_that_differs_is_a_mismatch(graph):
     assert nav.node == 'L1'
     out = feed(nav, ('location', {'number': 6}))  # misread: no location 6
     assert out[0][1]['mismatch'] and out[0][1]['misread'] == 6 and nav.node == 'L1'
-
-
-def test_expected_kind_only_when_every_possible_drive_leads_to_one_kind(graph):
-    nav = Navigator(graph)
-    assert nav.expected_kind() is None  # nothing known
-    nav = Navigator(graph, start_node='R1')
-    assert nav.expected_kind() is None  # out of R1 by either exit: L1 or R1 again
-    feed(nav, *TO_L1)
-    assert nav.expected_kind() is None  # inside a node
-    feed(nav, *THROUGH_L1)
-    assert nav.expected_kind() == 'roundabout'
-    feed(nav, ('wrong_way', {'jitter': 220}))  # turned round on the road: where it drives is unknown
-    assert nav.edges is None and nav.expected_kind() is None
-
-
-@pytest.mark.parametrize('map_codes', [True, False])
-def test_a_code_that_contradicts_a_certain_tracking_is_taken_for_the_expected_kind(graph, map_codes):
-    """10 robots seed 7: X1's code read as a branching's after making way on it."""
-    c = RoadController(ControllerParams(map_codes=map_codes))
-    nav = Navigator(graph, start_node='R1')
-    nav.attach(c)
-    feed(nav, *TO_L1, *THROUGH_L1)  # R1 comes next
-    c._apply_road_code(4)  # a branching's code
-    events = c.drain_events()
-    expected = Action.ROUNDABOUT if map_codes else Action.BRANCHING
-    assert c.action is expected and c.state is State.ACTION
-    corrected = [e.data for e in events if e.kind == 'code_corrected']
-    assert corrected == ([{'code': 4, 'read': 'branching', 'expected': 'roundabout'}] if map_codes else [])
-    node = feed(nav, *[(e.kind, e.data) for e in events])[0][1]
-    assert node['mismatch'] is not map_codes  # corrected, the tracking and the robot agree
-
-
-def test_a_code_is_read_as_it_is_when_the_tracking_is_unsure(graph):
-    c = RoadController(ControllerParams(map_codes=True))
-    Navigator(graph, start_node='R1').attach(c)  # out of R1 by either exit: unsure
-    c._apply_road_code(4)
-    assert c.action is Action.BRANCHING
-    assert 'code_corrected' not in [e.kind for e in c.drain_events()]
 
 
 def test_route_decisions_reach_the_location(graph):

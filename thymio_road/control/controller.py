@@ -172,13 +172,6 @@ class ControllerParams:
     #: traffic light heard in the last LIGHT_NEAR events, is abandoned: the robot faces the light
     #: (a Thymio that never moves), and the trigger was false (see _abandon_reading).
     read_pause_light_count: int = 20
-    #: Improved: an intersection code that contradicts the robot's map tracking, when the
-    #: tracking is certain of the next node's kind (`expected_kind`, set by the navigator), is
-    #: taken for that kind. A code misread after a disturbance (X1's read as a branching's after
-    #: making way on it, 10 robots seed 7; L5's as a crossroad's after a wobbly exit from X1,
-    #: seed 9) sent the robot through the node the wrong way. The report's robots only noted
-    #: the mismatch (positionError, Appendix A).
-    map_codes: bool = False
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -280,8 +273,6 @@ class RoadController:
         self.decide: Callable[[Action, int], str] = self._random_choice
         #: Picks 'right', 'straight' or 'left' when a crossroad is announced.
         self.choose_direction: Callable[[], str] = lambda: self.rng.choice(('right', 'straight', 'left'))
-        #: The kind ('crossroad', ...) of the next node when the map tracking is certain of it.
-        self.expected_kind: Callable[[], str | None] = lambda: None
         self.direction = ''
         self.turned_left = False
         # Traffic lights (Appendix A: allStop / allStart, incrementCounter); see on_comm.
@@ -503,8 +494,6 @@ class RoadController:
         action = INTERSECTION_CODES.get(code)
         if action is None:
             return
-        if p.map_codes:
-            action = self._checked_against_map(code, action)
         # Intersections are driven at the lowest speed; a location and a crossroad also leave
         # at it (Appendix A: savedSpeed = SPEED_LOW for codes 5 and 6).
         self.saved_speed = p.speed_low if action in (Action.CROSSROAD, Action.LOCATION) else self.speed
@@ -523,15 +512,6 @@ class RoadController:
             self.direction = ''
             self.turned_left = False
         self._set_state(State.ACTION)
-
-    def _checked_against_map(self, code: int, action: Action) -> Action:
-        """The intersection the map tracking expects, when it is certain of its kind, else the
-        one read (map_codes)."""
-        kind = self.expected_kind()
-        if kind is None or kind == action.name.lower():
-            return action
-        self.events.append(Event('code_corrected', {'code': code, 'read': action.name.lower(), 'expected': kind}))
-        return Action[kind.upper()]
 
     # --- intersections (report §7, Appendix A) -----------------------------------------------------
     def _random_choice(self, action: Action, passed: int) -> str:

@@ -83,7 +83,6 @@ class Navigator:
         controller.decide = self.decide
         self._random_direction = controller.choose_direction
         controller.choose_direction = self.choose_direction
-        controller.expected_kind = self.expected_kind
 
     def set_start(self, start_node: str) -> None:
         """The node the robot last passed ('' = unknown, a robot freshly put on the map)."""
@@ -137,14 +136,6 @@ class Navigator:
             n = len(self.graph.approaches[plan.approach].marks)
             return 'exit' if passed == plan.exit_at or (passed >= n and passed % n == plan.exit_at) else 'continue'
         return self._random(action, passed)
-
-    def expected_kind(self) -> str | None:
-        """The kind of the next node, when every drive the robot may be on leads to one kind
-        (the controller's map_codes check of the intersection codes it reads)."""
-        if self.edges is None or self.inside is not None:
-            return None
-        kinds = {self.graph.node_of(o.target).kind for o in self.edges}
-        return kinds.pop() if len(kinds) == 1 else None
 
     def choose_direction(self) -> str:
         """The controller's hook on a crossroad's barcode: the planned way, else at random."""
@@ -242,14 +233,6 @@ class Navigator:
             self._plan()
         out.append(Event('arrival', {'location': int(number), 'target': arrived,
                                      'next': self.target, 'remaining': len(self.mission)}))
-
-    def _on_wrong_way(self, data: dict, out: list[Event]) -> None:
-        """The robot turned round on the road (recovery 'both'): where it drives is unknown."""
-        self.edges = None
-        self.inside = None
-        self.exit_at = None
-        self.plan = None
-        self.codes_read = []
 
     def _on_left(self, data: dict, out: list[Event]) -> None:
         if self.inside is None:
