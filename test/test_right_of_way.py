@@ -121,7 +121,36 @@ def test_of_two_robots_blocking_each_other_the_lower_backs_up_then_waits():
     # The entering robot (lower role, though lower id) backs up the 2 s it drove, retracing them.
     assert backing == [(-150, -150)] * 20
     assert entering.state is State.ACTION  # still entering the same roundabout
-    assert entering._suppress == 20  # the marks on the way back are not counted twice
+    # The marks on the way back are not counted twice: for the distance backed (20 events at 150).
+    assert entering._suppress == 20 * 150
+    driven = 0
+    while entering._suppress:
+        left, right = entering.step(GREY, CLEAR)
+        driven += (left + right) // 2
+    assert driven == 20 * 150  # back where it stood
+
+
+def test_after_making_way_a_robot_that_comes_back_faster_reads_from_where_it_stood():
+    """10 robots seed 7: it backed a queue's crawl, came back at full speed, and the reading of
+    X1's code woke up in its middle when the count was in steps."""
+    c = _improved(4)
+    for _ in range(30):
+        c.step(GREY, [0, 0, 1500, 0, 0, 0, 0])  # crawling behind a robot (v2 slows it)
+    crawl = c._trail[-1]
+    assert 0 < crawl[0] < 150
+    c._retrace, c._making_way = list(c._trail), 0
+    c._trail.clear()
+    while c._making_way is not None:
+        c.step(GREY, CLEAR)
+    c._holding = None
+    backed = 30 * crawl[0]
+    driven = 0
+    while c._suppress:
+        assert c.step((500, 100), CLEAR) != (0, 0) and c.state is State.ROAD  # a code under the reading sensor: not read
+        driven += c._trail[-1][0]
+    assert backed <= driven < backed + 150
+    c.step((500, 100), CLEAR)
+    assert c.state is State.READ
 
 
 def test_equal_roles_the_higher_id_makes_way():
@@ -242,6 +271,31 @@ def test_a_robot_queued_in_the_siding_keeps_obeying_its_light():
     for _ in range(100):
         report.step(GREY, BLOCKED)
     assert report.light_context() is None
+
+
+AT_THE_FRONT_LEFT = [3600, 0, 0, 0, 0, 0, 0]  # a robot passing B1 beside the link's merge (15 robots seed 4)
+
+
+def _leaving_by_the_link(c: RoadController) -> None:
+    c.action = Action.BRANCHING
+    c._set_state(State.EXIT)
+    c.counter = c.params.exit_count
+    c.step(GREY, CLEAR)
+    assert c.state is State.ROAD and 'left' in [e.kind for e in c.drain_events()]
+
+
+def test_merging_from_a_branchings_link_a_robot_stops_for_one_at_its_front_left():
+    c = _improved(3)
+    _leaving_by_the_link(c)
+    assert c.step(GREY, AT_THE_FRONT_LEFT) == (0, 0)
+    for _ in range(c.params.link_merge_count):
+        c.step(GREY, CLEAR)  # merged: past the join, the front-left sensor is a side one again
+    assert c.step(GREY, AT_THE_FRONT_LEFT) != (0, 0)
+    report = RoadController(ControllerParams())
+    _leaving_by_the_link(report)
+    assert report.step(GREY, AT_THE_FRONT_LEFT) != (0, 0)
+
+
 def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     c = _improved(2)
     c.action, c.counter_continue = Action.CROSSROAD, 0

@@ -308,8 +308,11 @@ class RoadController:
         self._holding: int | None = None
         self._yielded = 0
         #: The last wheel commands driven forward, replayed backwards to make way (line following
-        #: backwards is unstable: the sensors lead the wheels), and the forward steps after it
-        #: during which marks already counted are not read again.
+        #: backwards is unstable: the sensors lead the wheels), and the distance backed (motor
+        #: units per event, summed) that the robot drives forward again without reading marks
+        #: or codes it already counted. Counted in steps, the reading of a robot that backed a
+        #: queue's crawl and came back at full speed woke up in the middle of X1's code, and read
+        #: it as a branching's (10 robots seed 7).
         self._trail: deque[tuple[int, int]] = deque(maxlen=self.params.make_way_count)
         self._retrace: list[tuple[int, int]] = []
         self._suppress = 0
@@ -387,7 +390,7 @@ class RoadController:
             self._read(read)
         if self.improved and (left or right):
             self._trail.append((left, right))
-            self._suppress = max(0, self._suppress - 1)
+            self._suppress = max(0, self._suppress - max(0, (left + right) // 2))
             self._link_merge = max(0, self._link_merge - 1)
         return self._calibrated(left, right)
 
@@ -747,7 +750,7 @@ class RoadController:
     def _reverse(self, prox: list[int]) -> tuple[int, int] | None:
         """Back up the way it came, its last forward commands replayed backwards, waiting while
         something is close behind; None when done. Timed counts (a blind crossing, an exit) run
-        back with it, and the forward steps that return it are not read for marks again."""
+        back with it, and the distance that returns it is not read for marks again."""
         assert self._making_way is not None
         self._making_way += 1
         if not self._retrace or self._making_way > 3 * self.params.make_way_count:
@@ -757,7 +760,7 @@ class RoadController:
         left, right = self._retrace.pop()
         if self.state in (State.CONTINUE, State.EXIT):
             self.counter = max(0, self.counter - 1)
-        self._suppress += 1
+        self._suppress += max(0, (left + right) // 2)
         return -left, -right
 
     # --- traffic lights (Appendix A: allStop / allStart; docs/traffic.md) ---------------------------
