@@ -260,69 +260,6 @@ def test_a_road_robot_near_the_merge_is_committed_and_drives_through_the_locatio
     assert slowed.light_context() == ('road', None)  # it has not come as far
 
 
-NODE = 4  # a location's node id: its light sends NODE + 20 (siding go), + 40 (road go), + 60 (all stop)
-
-
-def _passing(c: RoadController) -> RoadController:
-    c.action, c.counter_continue = Action.LOCATION, 1
-    c._set_state(State.ACTION)
-    c.current_node = NODE
-    return c
-
-
-def _light_events(c: RoadController) -> list[dict]:
-    return [e.data for e in c.drain_events() if e.kind == 'light']
-
-
-@pytest.mark.parametrize('merge_needs_go', [True, False])
-def test_silence_is_red_at_the_road_lanes_commit_point(merge_needs_go):
-    """L2, 15 robots seed 6: the road robot heard none of the light's codes before its commit
-    point, drove on through the all red and met the robot the siding's green let out."""
-    c = _passing(_improved(1, merge_needs_go=merge_needs_go))
-    for _ in range(135):  # to the commit point (see the test above), hearing nothing
-        c.step(GREY, CLEAR)
-    if not merge_needs_go:
-        assert c.state is State.ACTION and _light_events(c) == []
-        return
-    assert c.state is State.STOP
-    assert _light_events(c) == [{'code': None, 'command': 'stop', 'lane': 'road', 'from': 'ACTION', 'silent': True}]
-    assert c.step(GREY, CLEAR) == (0, 0)
-    c.on_comm(NODE + 60, None)  # all red: it stays
-    assert c.step(GREY, CLEAR) == (0, 0)
-    c.on_comm(NODE + 40, None)  # the road's go
-    assert c.state is State.ACTION and c.step(GREY, CLEAR) != (0, 0)
-    c.on_comm(NODE + 60, None)  # committed: the light no longer stops it
-    assert c.state is State.ACTION
-
-
-def test_a_road_robot_that_heard_its_go_drives_through_the_commit_point():
-    c = _passing(_improved(1, merge_needs_go=True))
-    for k in range(140):
-        if k > 120:
-            c.on_comm(NODE + 40, None)
-        c.step(GREY, CLEAR)
-    assert c.state is State.ACTION and c.light_context() is None
-
-
-def test_silence_is_red_at_the_end_of_the_sidings_light_lane_until_the_go_or_the_timeout():
-    """L3, 10 robots seed 9: leaving the siding, the robot heard nothing before the end of its
-    light lane (it hears the light from 29 cm before the merge) and met a road robot."""
-    for release in ('go', 'timeout'):
-        c = _improved(1, merge_needs_go=True, light_timeout=50)
-        c.light_lane, c.light_lane_count, c.current_node = 'siding', 0, NODE
-        for _ in range(c.params.light_siding_count + 1):
-            c.step(GREY, CLEAR)
-        assert c.state is State.STOP and c.light_lane == 'siding'
-        if release == 'go':
-            c.on_comm(NODE + 20, None)  # the siding's go
-        else:
-            for _ in range(c.params.light_timeout + 1):
-                c.step(GREY, CLEAR)
-        assert c.state is State.ROAD and c.step(GREY, CLEAR) != (0, 0)
-        assert c.light_lane is None  # merging: the light no longer speaks to it
-        assert [e['command'] for e in _light_events(c)] == ['stop', release]
-
-
 def test_a_robot_queued_in_the_siding_keeps_obeying_its_light():
     c = _improved(1)
     c.light_lane, c.light_lane_count = 'siding', 0
