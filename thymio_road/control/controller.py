@@ -178,15 +178,6 @@ class ControllerParams:
     #: at B1: 1400 rising to 4500 over 2 s, then their hulls met). 60 events at the lowest speed
     #: are 29 cm: from the end of EXIT past the merge.
     link_merge_count: int = 60
-    #: Improved: silence is red at a location's merge. A robot reaching the point past which it
-    #: no longer obeys the location's light (the road lane's commit point, light_road_count; the
-    #: end of the siding's light lane, light_siding_count) without having heard its lane's go in
-    #: the last LIGHT_NEAR events stops there as for a red, until it hears the go (or
-    #: light_timeout). Each lane hears the light only over a few centimetres before that point
-    #: (the road from 36 cm before the merge, committing at 31 cm; the siding from 29 cm, leaving
-    #: its light lane at 22 cm): a robot that missed the light's codes there drove into the merge
-    #: while the other lane had its green (L2, 15 robots seed 6; L3, 10 robots seed 9).
-    merge_needs_go: bool = False
 
     def __post_init__(self) -> None:
         if self.avoidance not in ('v1', 'v2', 'off'):
@@ -304,10 +295,8 @@ class RoadController:
         self.light_lane_count = 0
         self._light_stopped_lane: tuple[str, int | None] | None = None
         self._light_quiet = 0
-        #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR), and since
-        #: a light last let its lane go (merge_needs_go).
+        #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR).
         self._since_light = LIGHT_NEAR + 1
-        self._since_go = LIGHT_NEAR + 1
         # Right of way (traffic_rules 'improved'; control/right_of_way.py).
         self.improved = self.params.traffic_rules == 'improved'
         self.right_of_way = RightOfWay(self.params.robot_id, self.params.blocked_count) if self.improved else None
@@ -343,15 +332,10 @@ class RoadController:
         wheels = self._step(ground, prox)
         if self.right_of_way is not None:
             self.right_of_way.tick(self.obstructed)
-            if self.action is Action.LOCATION and self.counter_continue == 1:
+            if self.action is Action.LOCATION and self.counter_continue == 1 and self.state is not State.STOP:
                 # The distance driven past the siding's entry, in motor units per event: a robot
-                # slowed behind another must not commit before it is near the merge; one held by
-                # the light keeps what it drove.
-                if self.state is not State.STOP:
-                    before = self._merge_travel
-                    self._merge_travel += max(0, (wheels[0] + wheels[1]) // 2)
-                    if before <= self._commit_travel() < self._merge_travel:
-                        self._merge_without_go(('road', self.current_node))
+                # slowed behind another must not commit before it is near the merge.
+                self._merge_travel += max(0, (wheels[0] + wheels[1]) // 2)
             else:
                 self._merge_travel = 0
         return wheels
@@ -821,28 +805,14 @@ class RoadController:
             return 'crossroad', self.previous_node
         if self.action is Action.LOCATION and self.state is State.ACTION and self.counter_continue == 1:
             p = self.params
-            if self.improved and self._merge_travel > self._commit_travel():
+            if self.improved and self._merge_travel > (p.crossing + 1 + p.light_road_count) * p.speed_low:
                 return None  # committed to the merge (light_road_count)
             return 'road', self.current_node
         if self.light_lane == 'siding' and (self.delivering or self.state in (State.EXIT, State.ROAD)):
             return 'siding', self.current_node
         return None
 
-    def _commit_travel(self) -> int:
-        """The road lane's commit point past a location's siding entry (light_road_count)."""
-        p = self.params
-        return (p.crossing + 1 + p.light_road_count) * p.speed_low
-
-    def _merge_without_go(self, lane: tuple[str, int | None]) -> bool:
-        """merge_needs_go: at the last point where the light commands its lane, a robot that has
-        not heard its go lately stops as for a red; True when it stopped."""
-        if not (self.params.merge_needs_go and self.improved) or self._since_go <= LIGHT_NEAR \
-                or self.stopped_by_light or not self.params.obey_lights or self.params.kind == 'priority':
-            return False
-        self._light_stop(None, lane, silent=True)
-        return True
-
-    def _light_stop(self, code: int | None, lane: tuple[str, int | None], silent: bool = False) -> None:
+    def _light_stop(self, code: int, lane: tuple[str, int | None]) -> None:
         if self.delivering:
             if self.increment_counter:
                 self.increment_counter = 0
@@ -854,7 +824,7 @@ class RoadController:
         self._light_stopped_lane = lane
         self.light_old_state = self.state
         self.events.append(Event('light', {'code': code, 'command': 'stop', 'lane': lane[0],
-                                           'from': self.state.name, **({'silent': True} if silent else {})}))
+                                           'from': self.state.name}))
         self._set_state(State.STOP)
 
     def _priority_behind(self) -> bool:
@@ -863,7 +833,6 @@ class RoadController:
 
     def _light_go(self, code: int | None, lane: tuple[str, int | None] | None, command: str = '') -> None:
         command = command or ('go' if code is not None else 'timeout')
-        self._since_go = 0
         if not self.increment_counter:
             self.increment_counter = 1
             self.events.append(Event('light', {'code': code, 'command': command, 'lane': lane[0] if lane else None}))
@@ -877,7 +846,6 @@ class RoadController:
     def _light_tick(self) -> bool:
         """Each event: the timeout (when set), the end of the siding lane; True while held by a light."""
         self._since_light = min(self._since_light + 1, LIGHT_NEAR + 1)
-        self._since_go = min(self._since_go + 1, LIGHT_NEAR + 1)
         if self.stopped_by_light or not self.increment_counter:
             self._light_quiet += 1
             if self.params.light_timeout and self._light_quiet > self.params.light_timeout:
@@ -889,8 +857,7 @@ class RoadController:
             # Improved rules: distance, not time. A robot queued in the siding counted its 40
             # counts standing still, stopped obeying the light and drove out beside a road robot.
             self.light_lane_count += 1
-            if self.light_lane_count > self.params.light_siding_count \
-                    and not self._merge_without_go(('siding', self.current_node)):
+            if self.light_lane_count > self.params.light_siding_count:
                 self.light_lane = None
         return self.stopped_by_light
 
