@@ -168,9 +168,9 @@ class ControllerParams:
     #: entering the ring that did not hear the ring robot) makes way after this long instead
     #: of `give_up_count`: driving on brings it closer (see _blocked_crossing).
     crossing_give_up_count: int = 50
-    #: A reading paused this long by something in front that is no robot it hears, with a
-    #: traffic light heard in the last LIGHT_NEAR events, is abandoned: the robot faces the light
-    #: (a Thymio that never moves), and the trigger was false (see _abandon_reading).
+    #: Improved: a reading paused this long by something in front that is no robot it hears,
+    #: with a traffic light heard in the last LIGHT_NEAR events, is abandoned: the robot faces the
+    #: light (a Thymio that never moves), and the trigger was false (see _reading_faces_light).
     read_pause_light_count: int = 20
     #: Improved: events of driving after leaving a branching by its link during which the
     #: front-left sensor counts as a front one, as in a siding's exit: the link joins the other
@@ -743,7 +743,8 @@ class RoadController:
                 and row.ahead() is None and self._since_light <= LIGHT_NEAR)
 
     def _abandon_reading(self) -> None:
-        """Back to the state the trigger interrupted; the road lost, it spins to find it again."""
+        """Back to the state the trigger interrupted. At a siding exit the robot is then off the
+        road, and its line following spins to find it again."""
         self.events.append(Event('read_abandoned', {'count': self.counter_read, 'samples': self.samples}))
         self._set_state(self.old_state)
 
