@@ -217,7 +217,7 @@ def test_a_reading_paused_facing_a_light_is_abandoned_after_2_s(heard):
     c.step((500, 100), CLEAR)
     assert c.state is State.READ
     light_code = 20 + 5  # a location light's "stop the road lane" (node 5)
-    for _ in range(c.params.read_pause_light_count):
+    for _ in range(c.params.facing_light_count):
         if heard == 'light':
             c.on_comm(light_code, [2000, 2000, 0, 0, 0, 0, 0])
         elif heard == 'robot':
@@ -231,6 +231,60 @@ def test_a_reading_paused_facing_a_light_is_abandoned_after_2_s(heard):
         assert 'read_abandoned' in [e.kind for e in c.drain_events()]
     else:
         assert c.state is State.READ and wheels == (0, 0)
+
+
+AT_THE_MERGE_FACING_THE_LIGHT = [2386, 2255, 0, 0, 0, 0, 0]  # L5's merge mark, 15 robots seed 4
+
+
+@pytest.mark.parametrize('heard', ['light', 'robot', 'nothing'])
+def test_a_blind_crossing_of_a_locations_merge_facing_its_light_ends_after_2_s(heard):
+    """The mark's event turned the road robot towards the light beside the merge, and the blind
+    drive held that heading; following the line turns it back to the road. A robot it hears in
+    front, or an obstacle with no light near, keeps the crossing stopped."""
+    c = _improved(1)
+    c.action, c.counter_continue = Action.LOCATION, 2
+    c._set_state(State.CONTINUE)
+    light_code = 40 + 6  # L5's light opens the road lane (node 6)
+    for _ in range(c.params.facing_light_count):
+        if heard in ('light', 'robot'):
+            c.on_comm(light_code, [2000, 2000, 0, 0, 0, 0, 0])
+        if heard == 'robot':
+            c.on_comm(announce_code(Role.ROAD, 7), [2000, 2000, 0, 0, 0, 0, 0])
+        assert c.step((692, 138), AT_THE_MERGE_FACING_THE_LIGHT) == (0, 0)
+    wheels = c.step((692, 138), AT_THE_MERGE_FACING_THE_LIGHT)
+    if heard == 'light':
+        assert c.state is State.ROAD and c.action is None  # past the merge's mark: it has left L5
+        assert wheels[0] > wheels[1] >= 0  # on the white side of its line: it turns right, slowly
+        assert [e.kind for e in c.drain_events() if e.kind in ('crossing_abandoned', 'left')] == \
+            ['crossing_abandoned', 'left']
+    else:
+        assert c.state is State.CONTINUE and wheels == (0, 0)
+
+
+def test_after_making_way_in_a_siding_a_robot_waits_for_its_lights_go_again():
+    """10 robots seed 1 at L3: let go by the timeout (a road robot hid the light), it gave up
+    its way beside that robot, and came forward again into the next one."""
+    c = _improved(4)
+    c.light_lane, c.current_node = 'siding', 5
+    made, _ = _blocked(c, c.params.give_up_count + 10)
+    assert [e.data['reason'] for e in made] == ['gave_up']
+    for _ in range(200):
+        if c.stopped_by_light:
+            break
+        c.step(GREY, CLEAR)
+    assert c.stopped_by_light and c.state is State.STOP
+    assert [e.data['command'] for e in c.drain_events() if e.kind == 'light'] == ['stop']
+    for _ in range(c.params.light_timeout or 50):
+        c.on_comm(40 + 5, FRONT)  # the road lane's go: the siding's stop
+        assert c.step(GREY, CLEAR) == (0, 0)
+    c.on_comm(20 + 5, FRONT)  # the siding's go
+    assert c.step(GREY, CLEAR) != (0, 0) and c.state is State.ROAD
+    # Not in a light's lane, it drives on after making way, as before.
+    free = _improved(4)
+    _blocked(free, free.params.give_up_count + 10)
+    for _ in range(200):
+        free.step(GREY, CLEAR)
+    assert not free.stopped_by_light and free.state is State.ROAD
 
 
 def test_exit_counts_distance_so_they_stand_still_while_blocked():

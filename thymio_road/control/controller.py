@@ -168,10 +168,11 @@ class ControllerParams:
     #: entering the ring that did not hear the ring robot) makes way after this long instead
     #: of `give_up_count`: driving on brings it closer (see _blocked_crossing).
     crossing_give_up_count: int = 50
-    #: Improved: a reading paused this long by something in front that is no robot it hears,
-    #: with a traffic light heard in the last LIGHT_NEAR events, is abandoned: the robot faces the
-    #: light (a Thymio that never moves), and the trigger was false (see _reading_faces_light).
-    read_pause_light_count: int = 20
+    #: Improved: a reading, or a blind crossing of a location's mark, stopped this long by
+    #: something in front that is no robot it hears, with a traffic light heard in the last
+    #: LIGHT_NEAR events, is abandoned: the robot faces the light (a Thymio that never moves),
+    #: and only following the line turns it away (see _facing_light).
+    facing_light_count: int = 20
     #: Improved: events of driving after leaving a branching by its link during which the
     #: front-left sensor counts as a front one, as in a siding's exit: the link joins the other
     #: road from its right, and a robot passing there is seen on that sensor only (15 robots seed 4
@@ -227,7 +228,7 @@ class ControllerParams:
         if self.traffic_rules == 'improved' and self.robot_id == 0:
             raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
         for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
-                     'yield_max', 'crossing_give_up_count', 'read_pause_light_count', 'link_merge_count'):
+                     'yield_max', 'crossing_give_up_count', 'facing_light_count', 'link_merge_count'):
             if not 1 <= getattr(self, name) <= 10000:
                 raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
 
@@ -356,8 +357,11 @@ class RoadController:
             if wheels is not None:
                 return self._calibrated(*wheels)
         front_obstacle = self.params.avoidance != 'off' and max(prox[1], prox[2], prox[3]) > self.params.obs_threshold
-        if self.improved and front_obstacle and self.state is State.READ and self._reading_faces_light():
-            self._abandon_reading()
+        if self.improved and front_obstacle and self._facing_light():
+            if self.state is State.READ:
+                self._abandon_reading()
+            elif self.state is State.CONTINUE and self.action is Action.LOCATION:
+                self._abandon_crossing()
         if self.state is State.CONTINUE:
             left, right = self._cross(prox)
         else:
@@ -688,6 +692,9 @@ class RoadController:
                 return 0, 0
             self._holding = None
             self.events.append(Event('resume', {}))
+            if self.light_lane == 'siding' and not self.delivering:
+                self._hold_for_siding_light()
+                return 0, 0
         role = self.role()
         other, reason = row.must_make_way(role), 'outranked'
         # In a queue at a light (or within earshot of one) a robot waits twice as long before it
@@ -730,16 +737,22 @@ class RoadController:
         return (row is not None and self.state is State.CONTINUE and where
                 and max(prox[1], prox[2]) <= p.obs_threshold < prox[3] and row.ahead() is None)
 
-    def _reading_faces_light(self) -> bool:
-        """The reading has stood paused `read_pause_light_count` events by an obstacle that is no
-        robot it hears, near a traffic light. Seen at the siding exits (15 robots seed 1 at L4):
-        the robot's follow sensor met the road's black edge in the merge's last bend, the
-        report's spin turned it left across the road, and its reading sensor swept the edge and
-        triggered. It then faced the light across the road (2400 on two front sensors), and the
-        reading, paused while something is in front, waited until the give-up (60 s near a
-        light)."""
+    def _facing_light(self) -> bool:
+        """The robot has stood `facing_light_count` events stopped by an obstacle that is no
+        robot it hears, near a traffic light: it faces the light. Seen twice:
+
+        - reading, at the siding exits (15 robots seed 1 at L4): the robot's follow sensor met
+          the road's black edge in the merge's last bend, the report's spin turned it left
+          across the road, and its reading sensor swept the edge and triggered. It then faced
+          the light across the road (2400 on two front sensors), and the reading, paused while
+          something is in front, waited until the give-up (60 s near a light);
+        - crossing a location's merge blind (15 robots seed 4 at L5): the road robot's follow
+          sensor read 215 on the mark's event, its line following turned it hard left, and the
+          blind drive that the mark starts held that heading into the light beside the road
+          (2390 and 2260 on its front-left sensors), until the give-up. Backing, it lost the
+          road and turned round into the robot behind it."""
         row = self.right_of_way
-        return (row is not None and row.blocked >= self.params.read_pause_light_count
+        return (row is not None and row.blocked >= self.params.facing_light_count
                 and row.ahead() is None and self._since_light <= LIGHT_NEAR)
 
     def _abandon_reading(self) -> None:
@@ -747,6 +760,12 @@ class RoadController:
         road, and its line following spins to find it again."""
         self.events.append(Event('read_abandoned', {'count': self.counter_read, 'samples': self.samples}))
         self._set_state(self.old_state)
+
+    def _abandon_crossing(self) -> None:
+        """End the blind drive (as its count would): past the merge's mark the robot leaves the
+        location, and its line following turns it from the light back to the road."""
+        self.events.append(Event('crossing_abandoned', {'mark': self.counter_continue, 'count': self.counter}))
+        self._set_state(State.ACTION)
 
     def _reverse(self, prox: list[int]) -> tuple[int, int] | None:
         """Back up the way it came, its last forward commands replayed backwards, waiting while
@@ -813,7 +832,7 @@ class RoadController:
             return 'siding', self.current_node
         return None
 
-    def _light_stop(self, code: int, lane: tuple[str, int | None]) -> None:
+    def _light_stop(self, code: int | None, lane: tuple[str, int | None]) -> None:
         if self.delivering:
             if self.increment_counter:
                 self.increment_counter = 0
@@ -827,6 +846,18 @@ class RoadController:
         self.events.append(Event('light', {'code': code, 'command': 'stop', 'lane': lane[0],
                                            'from': self.state.name}))
         self._set_state(State.STOP)
+
+    def _hold_for_siding_light(self) -> None:
+        """Back in a location's siding lane after making way, the robot waits for its light's go
+        again (or `light_timeout` of silence): what let it go before, a go or the timeout, is no
+        longer the light's word. 10 robots seed 1 at L3: a road robot held at the red beside it
+        hid the light, the siding robot drove on after the timeout, stood blocked by it 30 s,
+        gave up its way and backed; when it came forward the light had let the road lane go,
+        and it turned into the next road robot."""
+        if not self.params.obey_lights or self.params.kind == 'priority':
+            return
+        self._light_quiet = 0
+        self._light_stop(None, ('siding', self.current_node))
 
     def _priority_behind(self) -> bool:
         """Improved rules: a priority vehicle is heard behind (report §11: the others give way)."""
@@ -854,9 +885,11 @@ class RoadController:
             elif self.stopped_by_light and self._priority_behind():
                 self._light_go(None, self._light_stopped_lane, 'priority')
         if self.light_lane == 'siding' and self.state is State.ROAD and not self.stopped_by_light \
-                and not (self.improved and self._last_obstructed):
-            # Improved rules: distance, not time. A robot queued in the siding counted its 40
-            # counts standing still, stopped obeying the light and drove out beside a road robot.
+                and not (self.improved and (self._last_obstructed or self._making_way is not None
+                                            or self._holding is not None)):
+            # Improved rules: distance forward, not time. A robot queued in the siding counted
+            # its 40 counts standing still, stopped obeying the light and drove out beside a
+            # road robot; backing to make way and waiting after it bring it no closer either.
             self.light_lane_count += 1
             if self.light_lane_count > self.params.light_siding_count:
                 self.light_lane = None
