@@ -266,7 +266,7 @@ def test_after_making_way_in_a_siding_a_robot_waits_for_its_lights_go_again():
     its way beside that robot, and came forward again into the next one."""
     c = _improved(4)
     c.light_lane, c.current_node = 'siding', 5
-    made, _ = _blocked(c, c.params.give_up_count + 10)
+    made, _ = _blocked(c, c.params.give_up_count + 2 * (63 - 4) + 10)
     assert [e.data['reason'] for e in made] == ['gave_up']
     for _ in range(200):
         if c.stopped_by_light:
@@ -281,7 +281,7 @@ def test_after_making_way_in_a_siding_a_robot_waits_for_its_lights_go_again():
     assert c.step(GREY, CLEAR) != (0, 0) and c.state is State.ROAD
     # Not in a light's lane, it drives on after making way, as before.
     free = _improved(4)
-    _blocked(free, free.params.give_up_count + 10)
+    _blocked(free, free.params.give_up_count + 50 + 2 * (63 - 4) + 10)
     for _ in range(200):
         free.step(GREY, CLEAR)
     assert not free.stopped_by_light and free.state is State.ROAD
@@ -386,13 +386,35 @@ def _blocked(robot, steps, hear=()):
 def test_blocked_long_a_robot_gives_up_its_way_later_in_a_queue_at_a_light():
     """Away from lights a robot blocked give_up_count (30 s) makes way itself; in a queue at a
     light (a light heard lately, or a robot in front that says it waits) only after 60 s."""
-    alone, _ = _blocked(_improved(5), 320)
+    alone, _ = _blocked(_improved(5, give_up_stagger=0), 320)
     assert [e.data['reason'] for e in alone] == ['gave_up']
     for hear in ([STOP + 7], [waiting_code(9)]):
-        early, _ = _blocked(_improved(5), 590, hear)
+        early, _ = _blocked(_improved(5, give_up_stagger=0), 590, hear)
         assert early == []
-        late, _ = _blocked(_improved(5), 620, hear)
+        late, _ = _blocked(_improved(5, give_up_stagger=0), 620, hear)
         assert [e.data['reason'] for e in late] == ['gave_up']
+
+
+def test_of_two_robots_blocked_together_the_lower_in_priority_gives_up_first():
+    """15 robots seed 4 at R2's north-east entry: a ring robot and an entering one that did not
+    hear each other's "blocked by" gave up at the same event, and came back together."""
+    def gives_up_after(c):
+        events = 0
+        while not any(e.kind == 'make_way' for e in c.drain_events()):
+            c.step(GREY, BLOCKED)
+            events += 1
+        return events
+    ring, entering = _crossing_ring(6, action=Action.ROUNDABOUT), _improved(11)
+    ring._set_state(State.ACTION)  # on the ring, following it (not the blind crossing's rule)
+    entering.action = Action.ROUNDABOUT
+    entering._set_state(State.ACTION)
+    assert (ring.role(), entering.role()) == (Role.INSIDE, Role.ENTERING)
+    first, then = gives_up_after(entering), gives_up_after(ring)
+    # The count reaches its mark at the end of an event; the robot backs at the next.
+    assert first == 300 + 2 * (63 - 11) + 1         # 40.5 s
+    assert then == 300 + 2 * 50 + 2 * (63 - 6) + 1  # 51.5 s: 11 s later; the other has backed by then
+    # Equal roles: the higher id gives up first.
+    assert gives_up_after(_improved(9)) < gives_up_after(_improved(8))
 
 
 def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():

@@ -24,6 +24,7 @@ from thymio_road.scenario import (
     node_specs,
     robot_specs,
 )
+from thymio_road.control.right_of_way import Role, announce_code, waiting_code
 from thymio_road.control.traffic_light import Battery, Timing, TrafficLight, decode
 from thymio_road.map.lights import ALL_STOP, GO, STOP, Lane, LightPlace, light_places, node_ids
 
@@ -59,6 +60,62 @@ def test_location_light_one_code_per_phase_and_colours():
     assert light.codes(10.0) == [3 + ALL_STOP]   # clearance: both held
     assert light.codes(15.0) == [3 + STOP]       # the siding goes, the road lane stops
     assert light.led(1.0) == (0, 32, 0) and light.led(15.0) == (0, 0, 32) and light.led(10.0) == (32, 0, 0)
+
+
+def _actuated(extension=10.0):
+    return TrafficLight(_location_place(3), Timing(green=8.0, clearance=5.0, clearance_extension=extension))
+
+
+def _hear_every_period(light, t0, t1, codes):
+    """The light's timer (0.1 s) from t0 to t1, hearing `codes` each period; the phases seen."""
+    phases = []
+    for k in range(round((t1 - t0) * 10)):
+        t = t0 + k / 10
+        for code in codes:
+            light.hear(t, code)
+        phases.append((round(t, 1), light.phase(t)))
+    return phases
+
+
+def test_an_actuated_location_light_keeps_the_all_red_while_a_robot_of_the_closed_lane_drives():
+    """15 robots seed 6 at L2: a road robot that passed the siding's entry at the end of its green
+    needed 20 s to the merge; the light heard it over its last 5 s there."""
+    road_robot = announce_code(Role.INSIDE, 3)
+    light = _actuated()
+    seen = dict(_hear_every_period(light, 0.0, 8.0, []))
+    seen.update(_hear_every_period(light, 8.0, 16.0, [road_robot]))  # still driving in the all red
+    seen.update(_hear_every_period(light, 16.0, 30.0, []))           # gone: the siding's turn
+    assert seen[12.9] is None and seen[15.9] is None  # 5 s of all red, extended
+    # It opens the siding once it has not heard the robot for HEARD_FOR (0.5 s).
+    assert seen[16.3] is None and seen[16.6] == 1
+    assert light.extended_s == pytest.approx(3.5, abs=0.11)
+    assert seen[24.3] == 1 and seen[24.6] is None     # the siding's green lasts its 8 s
+
+
+@pytest.mark.parametrize('heard', ['waiting', 'siding robot', 'nobody', 'fixed time'])
+def test_an_actuated_light_is_fixed_time_for_robots_that_wait_or_are_of_the_other_lane(heard):
+    codes = {'waiting': [announce_code(Role.INSIDE, 3), waiting_code(3)],
+             'siding robot': [announce_code(Role.ENTERING, 4)], 'nobody': [], 'fixed time': [announce_code(Role.INSIDE, 3)]}
+    light = _actuated(0.0 if heard == 'fixed time' else 10.0)
+    fixed = Timing(green=8.0, clearance=5.0)
+    # Heard during the road lane's green and the all red after it, then nothing.
+    seen = _hear_every_period(light, 0.0, 13.0, codes[heard]) + _hear_every_period(light, 13.0, 60.0, [])
+    for t, phase in seen:
+        assert phase == fixed.phase_at(t), t
+    assert light.extended_s == 0
+
+
+def test_an_actuated_light_extends_an_all_red_by_at_most_its_extension():
+    light = _actuated(4.0)
+    seen = dict(_hear_every_period(light, 0.0, 40.0, [announce_code(Role.PRIORITY, 9)]))
+    assert seen[16.8] is None and seen[17.1] == 1   # 5 s + 4 s of all red after the road's green
+    assert seen[24.8] == 1 and seen[25.1] is None
+    assert seen[33.8] is None and seen[34.1] == 0   # 9 s all red again, then the road: a 34 s cycle
+    assert light.timing.longest_cycle() == 2 * (8 + 5 + 4)
+    with pytest.raises(ValueError, match='increasing'):
+        light.phase(10.0)
+    with pytest.raises(ValueError, match='clearance_extension'):
+        Timing(clearance_extension=-1.0)
 
 
 def test_crossroad_light_cycles_through_its_lanes():
@@ -288,6 +345,10 @@ def test_final_traffic_scenario_wires_lights_in_both_runtimes():
     assert {v for k, v in clearance.items() if k.startswith('/light_X1')} == {16.0}
     assert {v for k, v in clearance.items() if not k.startswith('/light_X1')} == {15.0}
     assert lights[0].parameters['battery_decay'] is False
+    # The locations' lights are actuated; a crossroad's cannot tell its lanes' robots apart.
+    extension = {s.namespace: s.parameters['clearance_extension'] for s in lights}
+    assert {v for k, v in extension.items() if k.startswith('/light_X1')} == {0.0}
+    assert {v for k, v in extension.items() if not k.startswith('/light_X1')} == {10.0}
     assert sc.controller['avoidance'] == 'v2' and sc.ir is not None
     assert sc.controller['light_timeout'] == 100  # no robot held for good at the edge of a light's range
 
@@ -306,7 +367,8 @@ def test_light_settings_are_checked(tmp_path):
     assert sc.lights[0].battery.decay and sc.lights[0].battery.half_life == 300.0 and sc.lights[0].timing.green == 4.0
     for bad, message in (({'at': ['R1']}, "no light place at 'R1'"), ({'green': -1.0}, 'green must be'),
                          ({'battery': {'decay': 'yes'}}, 'decay'), ({'overrides': {'light_X': {}}}, "no light 'light_X'"),
-                         ({'colour': 'red'}, "unknown field 'colour'")):
+                         ({'colour': 'red'}, "unknown field 'colour'"),
+                         ({'clearance_extension': 90.0}, 'clearance_extension must be in')):
         with pytest.raises(ScenarioError, match=message):
             load_scenario(_scenario(tmp_path, lights=bad))
     path = _scenario(tmp_path, lights={})
@@ -350,6 +412,16 @@ def _exit_run(tmp_path, lights: bool):
                                        lambda m, n=name: on_event(n, m), msgs.qos(100))
     graph.run(sc.duration)
     return probe, events
+
+
+def test_a_crossroad_light_is_never_actuated(tmp_path):
+    data = yaml.safe_load((config_dir() / 'scenarios' / 'final_traffic.yaml').read_text())
+    data['map'] = str(config_dir() / 'maps' / 'final.yaml')
+    data['lights']['overrides'] = {'light_X1_0': {'clearance_extension': 5.0}}
+    path = tmp_path / 'x.yaml'
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ScenarioError, match=r"overrides\.light_X1_0\.clearance_extension.*only a location's light"):
+        load_scenario(path)
 
 
 def test_location_light_keeps_the_two_lanes_apart(tmp_path):

@@ -162,6 +162,13 @@ class ControllerParams:
     make_way_hold: int = 20
     make_way_hold_max: int = 100
     give_up_count: int = 300
+    #: A robot waits `give_up_stagger` events more per rank of its role, and 2 more per rank of
+    #: its id, before it gives up (priority order: the lower robot gives up first; 0: all wait
+    #: `give_up_count`). Two robots
+    #: that block each other without hearing each other's "blocked by" gave up at the same event
+    #: and backed, held and came back together into contact (15 robots seed 4 at R2's north-east
+    #: entry: a ring robot and an entering one, 30 s blocked, 10 s held).
+    give_up_stagger: int = 50
     yield_max: int = 150
     #: Crossing blind on a roundabout's ring or in the crossroad, a robot stopped by one it
     #: cannot hear at its front right only (one that pushed in: the priority vehicle, or a robot
@@ -231,6 +238,8 @@ class ControllerParams:
                      'yield_max', 'crossing_give_up_count', 'facing_light_count', 'link_merge_count'):
             if not 1 <= getattr(self, name) <= 10000:
                 raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
+        if not 0 <= self.give_up_stagger <= 10000:
+            raise ValueError(f'give_up_stagger must be in 0..10000 counts, got {self.give_up_stagger}')
 
 
 class Action(enum.IntEnum):
@@ -701,7 +710,10 @@ class RoadController:
         # gives up: a red can outlast give_up_count, and a robot reading X1's code behind one held
         # at the red gave up, backed over the code and read it as a branching's (15 robots, seed 5).
         queued = row.in_light_queue(self.stopped_by_light) or self._since_light <= LIGHT_NEAR
-        if other is None and role is not Role.PRIORITY and row.blocked >= p.give_up_count * (2 if queued else 1):
+        give_up = p.give_up_count * (2 if queued else 1)
+        if p.give_up_stagger:
+            give_up += p.give_up_stagger * int(role) + 2 * (MAX_ID - p.robot_id)
+        if other is None and role is not Role.PRIORITY and row.blocked >= give_up:
             other, reason = row.ahead() or 0, 'gave_up'
         elif other is None and row.blocked >= p.crossing_give_up_count and self._blocked_crossing(prox):
             other, reason = 0, 'crossing'

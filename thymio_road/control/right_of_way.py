@@ -83,6 +83,18 @@ def waiting_code(robot_id: int) -> int:
     return WAITING + robot_id
 
 
+def announcement(code: int) -> tuple[int, int] | None:
+    """A received value → (role, robot id) when it is a robot's announcement, else None."""
+    if ANNOUNCE <= code < ANNOUNCE + 4 * 64 and (code - ANNOUNCE) % 64:
+        return divmod(code - ANNOUNCE, 64)
+    return None
+
+
+def waiting_robot(code: int) -> int | None:
+    """A received value → the id of the robot that says it waits at a light, else None."""
+    return code - WAITING if WAITING < code <= WAITING + MAX_ID else None
+
+
 def outranks(role_a: int, id_a: int, role_b: int, id_b: int) -> bool:
     """Whether robot a goes before robot b: higher role, then the lower id."""
     return (role_a, -id_a) > (role_b, -id_b)
@@ -112,9 +124,9 @@ class RightOfWay:
         values = [int(v) for v in intensities] if intensities is not None and len(intensities) else [1] * 7
         front, rear = max(values[:FRONT_SENSORS], default=0), max(values[FRONT_SENSORS:], default=0)
         if ANNOUNCE <= code < ANNOUNCE + 4 * 64:
-            role, robot = divmod(code - ANNOUNCE, 64)
-            if robot != self.robot_id and robot:
-                self.heard[robot] = Heard(role, front, rear)
+            heard = announcement(code)
+            if heard is not None and heard[1] != self.robot_id:
+                self.heard[heard[1]] = Heard(heard[0], front, rear)
             return True
         if BLOCKED_BY <= code <= BLOCKED_BY + MAX_ID:
             if code - BLOCKED_BY == self.robot_id and front > 0:

@@ -3,6 +3,16 @@ time, its battery, and how a robot decodes what it hears; free of ROS.
 
 The codes and the lanes they address are the map's (:mod:`thymio_road.map.lights`).
 
+Actuation (:class:`Timing`'s ``clearance_extension``, location lights only): the light is a
+Thymio and hears the robots' announcements (:mod:`thymio_road.control.right_of_way`). A robot
+on a location's road lane announces itself *inside* the intersection, one leaving the siding
+*entering*, so the light knows which lane a robot it hears is on. After a lane's green, the all
+red lasts ``clearance`` and, while the light still hears a robot of that lane driving (its
+announcements keep coming and it does not say it waits at a light), longer, by at most
+``clearance_extension``. A road robot that passed the siding's entry at the end of its green can
+need longer to the merge than the all red (20 s against 15 s, 15 robots seed 6 at L2), and the
+light heard it over its last 5 s there.
+
 The battery (:class:`Battery`): the report saw the lights' range shrink as their batteries ran
 down (§9) but gives no figures. The law here is a chosen one: the IR intensity follows the charge,
 which halves every ``half_life`` seconds (600 s by default), so that with the documented channel
@@ -14,10 +24,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from thymio_road.control.right_of_way import Role, announcement, waiting_robot
 from thymio_road.map.lights import ALL_STOP, CODE_MAX, CODE_MIN, GO, STOP, LightPlace
 
 #: Top LED colours (Aseba 0..32): phase 0 green, phase 1 blue, clearance red.
 PHASE_COLOURS = ((0, 32, 0), (0, 0, 32))
+#: A robot the light heard within this many seconds is near (robots announce every 0.1 s, and a
+#: robot in a queue at a light says "waiting" every other period).
+HEARD_FOR = 0.5
+#: The roles that put a robot on a location's lane (a priority vehicle may be on either).
+LANE_ROLES = {'road': (Role.INSIDE, Role.PRIORITY), 'siding': (Role.ENTERING, Role.PRIORITY)}
 CLEARANCE_COLOUR = (32, 0, 0)
 #: Battery voltage of a Thymio's Li-ion cell, full and empty (V), for BatteryState.
 VOLTAGE_FULL, VOLTAGE_EMPTY = 4.2, 3.3
@@ -42,6 +58,9 @@ class Timing:
     clearance: float = 5.0
     #: Seconds added to the clock (lights of one crossroad share it, so they stay in step).
     offset: float = 0.0
+    #: Actuation (location lights): the most an all red is extended while the light hears a
+    #: robot of the lane it closed still driving (0: fixed time).
+    clearance_extension: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.5 <= self.green <= 600:
@@ -50,6 +69,12 @@ class Timing:
             raise ValueError(f'clearance must be in [0, 60] s, got {self.clearance}')
         if not math.isfinite(self.offset):
             raise ValueError(f'offset must be finite, got {self.offset}')
+        if not 0 <= self.clearance_extension <= 60:
+            raise ValueError(f'clearance_extension must be in [0, 60] s, got {self.clearance_extension}')
+
+    def longest_cycle(self, phases: int = 2) -> float:
+        """The longest a light takes to come back to a phase: every green and extended all red."""
+        return phases * (self.green + self.clearance + self.clearance_extension)
 
     def phase_at(self, t: float, phases: int = 2) -> int | None:
         """The open phase at time t (s), or None during a clearance (every phase is followed by one)."""
@@ -84,14 +109,89 @@ class Battery:
 
 
 class TrafficLight:
-    """What one light sends and shows at time t: the pure core of the traffic_light node."""
+    """What one light sends and shows at time t: the pure core of the traffic_light node.
+
+    A fixed-time light's phase is a function of the time. An actuated one (a location light
+    with a ``clearance_extension``) keeps its phase and what it heard: ask it for increasing
+    times, as a node's timer does."""
 
     def __init__(self, place: LightPlace, timing: Timing = Timing()) -> None:
         self.place = place
         self.timing = timing
+        self.actuated = place.kind == 'location' and timing.clearance_extension > 0
+        #: Actuated: slot 2k is phase k's green, 2k + 1 the all red after it; since when.
+        self._slot: int | None = None
+        self._start = 0.0
+        self._extended = False
+        self._now = -math.inf
+        #: Robot id -> (role, time) of its last announcement, and time it last said it waits.
+        self._announced: dict[int, tuple[int, float]] = {}
+        self._waiting: dict[int, float] = {}
+        #: Seconds the all reds were extended, summed (for the node's log and tests).
+        self.extended_s = 0.0
+
+    def hear(self, t: float, code: int) -> None:
+        """A value the light received by IR at time t: robots' announcements and "waiting"."""
+        if not self.actuated:
+            return
+        heard = announcement(code)
+        if heard is not None:
+            role, robot = heard
+            self._announced[robot] = (role, t)
+        robot = waiting_robot(code)
+        if robot is not None:
+            self._waiting[robot] = t
 
     def phase(self, t: float) -> int | None:
-        return self.timing.phase_at(t, self.place.phases)
+        """The open phase at time t, or None during an all red."""
+        if not self.actuated:
+            return self.timing.phase_at(t, self.place.phases)
+        self._advance(t)
+        assert self._slot is not None
+        return None if self._slot % 2 else self._slot // 2
+
+    def _advance(self, t: float) -> None:
+        if t < self._now:
+            raise ValueError(f'{self.place.name}: an actuated light is asked for increasing times, '
+                             f'got {t} after {self._now}')
+        self._now = t
+        g, c, x = self.timing.green, self.timing.clearance, self.timing.clearance_extension
+        if self._slot is None:
+            # Start where the fixed-time light would be, so that both agree until a robot is heard.
+            slot = g + c
+            u = (t + self.timing.offset) % (self.place.phases * slot)
+            k = int(u // slot)
+            into = u - k * slot
+            self._slot = 2 * k + (into >= g)
+            self._start = t - (into if into < g else into - g)
+        while True:
+            elapsed = t - self._start
+            if self._slot % 2 == 0:
+                if elapsed < g:
+                    return
+                end = self._start + g
+            else:
+                if elapsed < c:
+                    return
+                if elapsed < c + x and self._lane_driving(self._slot // 2, t):
+                    self._extended = True
+                    return
+                end = min(t, self._start + c + x) if self._extended else self._start + c
+                self.extended_s += end - (self._start + c)
+                self._extended = False
+            self._slot = (self._slot + 1) % (2 * self.place.phases)
+            self._start = end
+
+    def _lane_driving(self, phase: int, t: float) -> bool:
+        """A robot of a lane that `phase` opens is heard, and does not say it waits at a light."""
+        roles = {int(r) for lane in self.place.lanes if lane.phase == phase for r in LANE_ROLES.get(lane.name, ())}
+        for robot, (role, when) in list(self._announced.items()):
+            if t - when > HEARD_FOR:
+                del self._announced[robot]
+                continue
+            if role in roles and t - self._waiting.get(robot, -math.inf) > HEARD_FOR:
+                return True
+        return False
 
     def codes(self, t: float) -> list[int]:
         """The values this light cycles through (one per 0.1 s period) at time t."""

@@ -18,8 +18,8 @@ MIN_RATIO = 0.9
 
 
 def longest_cycle(scenario: Scenario) -> float:
-    """The longest light cycle (s): every phase's green and all red."""
-    cycles = [light.place.phases * (light.timing.green + light.timing.clearance) for light in scenario.lights]
+    """The longest light cycle (s): every phase's green and all red, extended as far as it may be."""
+    cycles = [light.timing.longest_cycle(light.place.phases) for light in scenario.lights]
     return max(cycles, default=0.0)
 
 

@@ -12,11 +12,16 @@ Runs the pure :class:`~thymio_road.control.traffic_light.TrafficLight` on a 0.1 
 - ``battery_state`` (sensor_msgs/BatteryState), every second: ``percentage`` is the charge
   fraction, which is also the IR intensity the ir_medium gives this emitter;
 - ``traffic_light/phase`` (std_msgs/String, latched): JSON ``{"t", "light", "phase", "open",
-  "codes"}`` on every phase change, so the bag alone tells which lane was open when.
+  "codes", "extended_s"}`` on every phase change, so the bag alone tells which lane was open
+  when (``extended_s``: the all reds' extensions so far, summed).
+
+It subscribes to ``comm/rx`` (std_msgs/Int16MultiArray, the driver's layout: the value first):
+an actuated light (a location's, with ``clearance_extension``) extends an all red while it
+hears a robot of the lane it closed still driving.
 
 Parameters: ``scenario_file`` (its map gives the light's place and lanes), ``light`` (the
-name), ``green``, ``clearance``, ``offset`` (s), ``battery_decay``, ``battery_half_life`` (s),
-``battery_initial``.
+name), ``green``, ``clearance``, ``offset``, ``clearance_extension`` (s), ``battery_decay``,
+``battery_half_life`` (s), ``battery_initial``.
 """
 from __future__ import annotations
 
@@ -45,7 +50,9 @@ class TrafficLightNode:
         try:
             timing = Timing(green=declare(node, 'green', entry.timing.green, float),
                             clearance=declare(node, 'clearance', entry.timing.clearance, float),
-                            offset=declare(node, 'offset', entry.timing.offset, float))
+                            offset=declare(node, 'offset', entry.timing.offset, float),
+                            clearance_extension=declare(node, 'clearance_extension',
+                                                        entry.timing.clearance_extension, float))
             battery = Battery(decay=declare(node, 'battery_decay', entry.battery.decay, bool),
                               half_life=declare(node, 'battery_half_life', entry.battery.half_life, float),
                               initial=declare(node, 'battery_initial', entry.battery.initial, float))
@@ -60,6 +67,7 @@ class TrafficLightNode:
         self.led_pub = node.create_publisher(msgs.ColorRGBA, 'led/body/top', msgs.DEFAULT)
         self.battery_pub = node.create_publisher(msgs.BatteryState, 'battery_state', msgs.DEFAULT)
         self.phase_pub = node.create_publisher(msgs.String, 'traffic_light/phase', msgs.LATCHED)
+        node.create_subscription(msgs.Int16MultiArray, 'comm/rx', self._on_rx, msgs.qos(100))
         self.period = 0
         self._phase: object = ()
         self._led: tuple[int, int, int] | None = None
@@ -67,6 +75,10 @@ class TrafficLightNode:
 
     def _now(self) -> float:
         return self.node.get_clock().now().nanoseconds / 1e9
+
+    def _on_rx(self, msg: Any) -> None:
+        if len(msg.data):
+            self.core.hear(self._now(), int(msg.data[0]))
 
     def _on_timer(self) -> None:
         t = self._now()
@@ -80,7 +92,8 @@ class TrafficLightNode:
             self._phase = phase
             self.phase_pub.publish(msgs.String(data=json.dumps({
                 't': round(t, 3), 'light': self.name, 'phase': phase,
-                'open': None if phase is None else self.names[phase], 'codes': self.core.codes(t)},
+                'open': None if phase is None else self.names[phase], 'codes': self.core.codes(t),
+                'extended_s': round(self.core.extended_s, 3)},
                 sort_keys=True)))
         led = self.core.led(t)
         if led != self._led:
