@@ -4,7 +4,7 @@ import math
 import pytest
 
 from thymio_road.cli.main import main
-from thymio_road.control.controller import ControllerParams, RoadController, State
+from thymio_road.control.controller import Action, ControllerParams, RoadController, State
 from thymio_road.experiments.recovery import experiment, table
 from thymio_road.map.loader import load_map
 from thymio_road.scenario import find_config
@@ -70,6 +70,30 @@ def test_the_jitter_window_restarts_after_a_reading():
     assert 'wrong_way' not in [e.kind for e in c.drain_events()]
     edge(c, 10)
     assert 'wrong_way' in [e.kind for e in c.drain_events()]
+
+
+#: The follow sensor across L4's entry (15 robots seed 9): onto the black, then beyond the edge.
+ACROSS_THE_ROAD = [348, 288, 224, 219, 209, 168, 284, 456, 472, 630]
+
+
+@pytest.mark.parametrize('case', ['across', 'on the gradient', 'report'])
+def test_lost_on_white_after_a_locations_crossing_over_black_the_robot_spins_left(case):
+    """Beyond the road's right edge, the report's right spin finds the road backwards."""
+    c = RoadController(ControllerParams(recovery='report' if case == 'report' else 'both'))
+    c.action, c.counter_continue = Action.LOCATION, 1
+    c._set_state(State.CONTINUE)
+    readings = ACROSS_THE_ROAD if case != 'on the gradient' else [500] * len(ACROSS_THE_ROAD)
+    for k in range(c.params.crossing + 1):
+        c.step((readings[min(k, len(readings) - 1)] if case != 'on the gradient' else 480, 900), [0] * 7)
+    assert c.state is State.ACTION
+    left, right = c.step((936, 931), [0] * 7)  # white under both sensors: lost
+    if case == 'across':
+        assert left < 0 < right and 'spin_left' in [e.kind for e in c.drain_events()]
+        assert c.step((15, 931), [0] * 7)[0] < 0  # over the edge's black: still turning left
+        c.step((520, 931), [0] * 7)  # found
+        assert c.step((936, 931), [0] * 7)[0] > 0  # lost again later: the report's spin
+    else:
+        assert left > 0 > right and 'spin_left' not in [e.kind for e in c.drain_events()]
 
 
 def test_bad_recovery_settings_are_refused():

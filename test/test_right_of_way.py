@@ -350,6 +350,20 @@ def test_merging_from_a_branchings_link_a_robot_stops_for_one_at_its_front_left(
     assert report.step(GREY, AT_THE_FRONT_LEFT) != (0, 0)
 
 
+def test_past_its_sidings_light_lane_a_merging_robot_still_stops_for_one_at_its_front_left():
+    """10 robots seed 9 at L3: the light lane ended 22 cm before the merge, and the road robot
+    beside it, seen on the front-left sensor only (3937), was ignored."""
+    c = _improved(6)
+    c.light_lane, c.light_lane_count = 'siding', 0
+    for _ in range(c.params.light_siding_count + 1):
+        c.step(GREY, CLEAR)
+    assert c.light_lane is None
+    assert c.step(GREY, AT_THE_FRONT_LEFT) == (0, 0)
+    for _ in range(c.params.link_merge_count):
+        c.step(GREY, CLEAR)
+    assert c.step(GREY, AT_THE_FRONT_LEFT) != (0, 0)
+
+
 def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     c = _improved(2)
     c.action, c.counter_continue = Action.CROSSROAD, 0

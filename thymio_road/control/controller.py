@@ -23,6 +23,9 @@ EVENT_PERIOD = 0.1
 #: Events (0.1 s) after the last light code heard during which the robot counts as near a light
 #: (the lights send every 0.1 s): there, a robot blocked long gives up its way later.
 LIGHT_NEAR = 20
+#: Events after a location's blind crossing during which a road lost on white, when the crossing
+#: took the follow sensor over black, is found by spinning left (recovery 'both', _spin).
+CROSSED_DARK_WINDOW = 30
 
 
 class State(enum.Enum):
@@ -180,11 +183,12 @@ class ControllerParams:
     #: LIGHT_NEAR events, is abandoned: the robot faces the light (a Thymio that never moves),
     #: and only following the line turns it away (see _facing_light).
     facing_light_count: int = 20
-    #: Improved: events of driving after leaving a branching by its link during which the
-    #: front-left sensor counts as a front one, as in a siding's exit: the link joins the other
-    #: road from its right, and a robot passing there is seen on that sensor only (15 robots seed 4
+    #: Improved: events of driving after leaving a branching by its link, or after a siding's
+    #: light lane ends (light_siding_count), during which the front-left sensor counts as a
+    #: front one, as in the siding's light lane: the link or the siding joins the other road
+    #: from its right, and a robot passing there is seen on that sensor only (15 robots seed 4
     #: at B1: 1400 rising to 4500 over 2 s, then their hulls met). 60 events at the lowest speed
-    #: are 29 cm: from the end of EXIT past the merge.
+    #: are 29 cm: from the end of EXIT, or 22 cm before a location's merge, past the merge.
     link_merge_count: int = 60
 
     def __post_init__(self) -> None:
@@ -334,6 +338,11 @@ class RoadController:
         self._steps_sum = 0
         self._last_diff: int | None = None
         self._uturn = 0
+        #: A location's blind crossing took the follow sensor over the road's black (recovery
+        #: 'both'), events since that crossing ended, and a left spin under way (see _spin).
+        self._crossed_dark = False
+        self._since_crossing = CROSSED_DARK_WINDOW + 1
+        self._spin_left = False
 
     # --- interface ------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -371,6 +380,7 @@ class RoadController:
                 self._abandon_reading()
             elif self.state is State.CONTINUE and self.action is Action.LOCATION:
                 self._abandon_crossing()
+        self._note_crossing(follow)
         if self.state is State.CONTINUE:
             left, right = self._cross(prox)
         else:
@@ -905,6 +915,11 @@ class RoadController:
             self.light_lane_count += 1
             if self.light_lane_count > self.params.light_siding_count:
                 self.light_lane = None
+                if self.improved:
+                    # Still merging: 22 cm before the merge, a road robot beside it is seen on
+                    # the front-left sensor only (10 robots seed 9 at L3: 3937 and rising, and
+                    # it drove into it).
+                    self._link_merge = self.params.link_merge_count
         return self.stopped_by_light
 
     def _gain(self) -> int:
@@ -945,9 +960,41 @@ class RoadController:
         elif self.state is State.BACK and max(prox[5], prox[6]) > p.obs_threshold_max:
             left, right = 0, 0
         if abs(diff) > p.lost_threshold:
-            # Road lost: spin on the spot. It finds the road again only from the white side (§4).
-            left, right = adiv(diff, p.spin_divisor), adiv(-diff, p.spin_divisor)
+            left, right = self._spin(diff)
+        elif self._spin_left:
+            self._spin_left = self._crossed_dark = False  # found: lost again, it is on the usual side
         return _clip(left), _clip(right)
+
+    def _spin(self, diff: int) -> tuple[int, int]:
+        """Road lost: spin on the spot. With the report's sign it finds the road again only from
+        the white side (§4). Recovery 'both': a robot that lost the road on white within
+        CROSSED_DARK_WINDOW events of a location's blind crossing that took its follow sensor
+        over the road's black is beyond the road's right edge, and spins left until it finds it.
+        Seen at L2 and L4 (15 robots seeds 7 and 9): a robot that came to the entry mark still
+        turning back from a swing of its line following (10–20° to the right) crossed the road
+        blind (follow 340, 220, 170, then 610, 860), spun right, found the road backwards, and
+        drove the road lane and the siding the wrong way (in ACTION, where the wrong-way test
+        does not run); both runs collapsed."""
+        p = self.params
+        if diff > 0 and self._crossed_dark and self._since_crossing <= CROSSED_DARK_WINDOW:
+            if not self._spin_left:
+                self.events.append(Event('spin_left', {'follow': diff + p.grey_ref}))
+            self._spin_left = True
+        if self._spin_left:
+            return -adiv(abs(diff), p.spin_divisor), adiv(abs(diff), p.spin_divisor)
+        return adiv(diff, p.spin_divisor), adiv(-diff, p.spin_divisor)
+
+    def _note_crossing(self, follow: int) -> None:
+        """Recovery 'both': whether a location's blind crossing takes the follow sensor over black."""
+        p = self.params
+        if self.state is State.CONTINUE:
+            if self._since_crossing:
+                self._crossed_dark = False  # a new crossing
+            self._since_crossing = 0
+            if p.recovery == 'both' and self.action is Action.LOCATION and follow < p.grey_ref - p.lost_threshold:
+                self._crossed_dark = True
+        elif self._since_crossing <= CROSSED_DARK_WINDOW:
+            self._since_crossing += 1
 
     def _recover(self, diff: int) -> tuple[int, int] | None:
         """Recovery 'both': the wrong-way test in ROAD and the U-turn; the wheels while it turns
