@@ -1,6 +1,6 @@
 import pytest
 
-from thymio_road.control.controller import ControllerParams, RoadController, State, adiv, led_colour
+from thymio_road.control.controller import Action, ControllerParams, RoadController, State, adiv, led_colour
 
 CLEAR = [0] * 7
 
@@ -124,6 +124,19 @@ def test_strict_security_needs_printed_black():
     assert strict.state is State.ROAD
     strict.step([500, 90], CLEAR)
     assert strict.state is State.READ
+
+
+@pytest.mark.parametrize('action', ['location', 'branching'])
+def test_strict_security_at_a_locations_marks_asks_only_for_printed_black(action):
+    """15 robots seed 6 at L2: the line following swung ±100 from one event to the next after a
+    light's hold, and the merge mark (read 86) was missed at follow 603, 395, 600, 381."""
+    c = RoadController(ControllerParams(trigger_security='strict'))
+    c.action, c.counter_continue = Action[action.upper()], 1
+    c._set_state(State.ACTION)
+    c.step([603, 250], CLEAR)  # the siding exit's band beside the mark: not printed black
+    assert c.state is State.ACTION
+    c.step([603, 86], CLEAR)
+    assert c.state is (State.CONTINUE if action == 'location' else State.ACTION)
 
 
 def test_read_only_mode_keeps_the_speed():

@@ -463,16 +463,21 @@ class RoadController:
         """Count at which a matched read has seen the whole barcode (and left its last bit)."""
         return 1 + math.ceil((4 * BIT_CM + BLACK_MARGIN_CM) / self.step_cm)
 
-    def _triggers(self, follow: int, read: int, marks: bool = False) -> bool:
+    def _triggers(self, follow: int, read: int, marks: str = '') -> bool:
         """A black bit under the reading sensor, with the report's security. The strict security
-        is not applied to the crossroad's marks (`marks=True`): on its 10.8 cm circle the follow
-        sensor rides well on the dark side of the grey reference, which is how the P controller
-        turns that tightly."""
+        is not applied to the crossroad's marks (`marks='crossroad'`): on its 10.8 cm circle the
+        follow sensor rides well on the dark side of the grey reference, which is how the P
+        controller turns that tightly. At a location's marks (`marks='location'`) it asks only
+        for printed black: on the straight road no false trigger has been seen, and the line
+        following, swinging after a light's hold (follow 603, 395, 600, 381 from one event to
+        the next), missed L2's merge mark (15 robots seed 6); the robot then drove on in the
+        location's lane, took L3's barcode for that mark and followed L3's siding as the road."""
         p = self.params
         if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin or self._suppress or self._uturn:
             return False
-        if p.trigger_security == 'strict' and not marks:
-            return read < p.black_ratio * p.grey_ref and abs(follow - p.grey_ref) < p.white_margin // 2
+        if p.trigger_security == 'strict' and marks != 'crossroad':
+            dark = read < p.black_ratio * p.grey_ref
+            return dark if marks == 'location' else dark and abs(follow - p.grey_ref) < p.white_margin // 2
         return True
 
     def _back_off(self) -> None:
@@ -575,7 +580,8 @@ class RoadController:
             if self.counter_continue == 4:
                 self._leave_intersection()
                 return
-        if not self._triggers(follow, read, marks=self.action is Action.CROSSROAD):
+        marks = 'crossroad' if self.action is Action.CROSSROAD else 'location' if self.action is Action.LOCATION else ''
+        if not self._triggers(follow, read, marks):
             return
         self.counter = 0
         assert self.action is not None
