@@ -3,7 +3,7 @@ import pytest
 
 from thymio_road.control.controller import ControllerParams, RoadController, State, Action
 from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, RightOfWay, Role,
-                                              announce_code, blocked_code, outranks, waiting_code)
+                                              announce_code, back_up_code, blocked_code, outranks, waiting_code)
 from thymio_road.control.traffic_light import decode
 from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
 from swarm_comm.prox_comm import PAYLOAD_MAX
@@ -17,7 +17,8 @@ BLOCKED = [0, 0, 3500, 0, 0, 0, 0]
 
 def test_codes_fit_ten_bits_and_never_read_as_light_codes():
     codes = [announce_code(r, i) for r in Role for i in range(1, MAX_ID + 1)] + \
-            [blocked_code(i) for i in range(1, MAX_ID + 1)] + [waiting_code(i) for i in range(1, MAX_ID + 1)]
+            [blocked_code(i) for i in range(1, MAX_ID + 1)] + [waiting_code(i) for i in range(1, MAX_ID + 1)] + \
+            [back_up_code(i) for i in range(1, MAX_ID + 1)]
     assert max(codes) <= 1023 <= PAYLOAD_MAX
     assert len(set(codes)) == len(codes)
     assert not any(CODE_MIN <= c <= CODE_MAX for c in codes)
@@ -445,6 +446,40 @@ def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
     # Blocked behind a robot that does not wait, it asks it to make way.
     _, sent = _blocked(_improved(5), 40, [announce_code(Role.ROAD, 2)])
     assert blocked_code(2) in sent and waiting_code(5) not in sent
+
+
+def test_a_robot_that_must_make_way_asks_the_one_close_behind_it_to_back_up_too():
+    """15 robots seeds 1 and 6 at R2's south-east entry: the entering robot, asked by a ring robot
+    to make way, could not back with the next robot 17 cm behind it; the three stood 63 and 116 s."""
+    entering, behind = _improved(4), _improved(11)
+    for c in (entering, behind):
+        c.action = Action.ROUNDABOUT
+        c._set_state(State.ACTION)
+        for _ in range(20):
+            c.step(GREY, CLEAR)
+    close_behind = [0, 0, 0, 0, 0, 3484, 0]
+    sent = set()
+    for _ in range(6):
+        entering.on_comm(announce_code(Role.INSIDE, 12), FRONT)
+        entering.on_comm(blocked_code(4), FRONT)        # the ring robot: "blocked by 4"
+        entering.on_comm(announce_code(Role.ENTERING, 11), REAR)
+        assert entering.step(GREY, close_behind) == (0, 0)  # making way, it cannot back
+        sent.add(entering.tx_value())
+    assert back_up_code(11) in sent
+    assert [e.data['reason'] for e in entering.drain_events() if e.kind == 'make_way'] == ['outranked']
+    # Behind it: it hears "back up" addressed to it on its front sensors, and backs the way it came.
+    behind.on_comm(back_up_code(11), FRONT)
+    wheels = behind.step(GREY, CLEAR)
+    assert wheels[0] < 0 and wheels[1] < 0
+    assert [e.data for e in behind.drain_events() if e.kind == 'make_way'] == \
+        [{'for': 0, 'reason': 'asked_back', 'role': 'entering'}]
+    # Addressed to another robot, or heard from behind, it is not for this one.
+    for code, where in ((back_up_code(12), FRONT), (back_up_code(11), REAR)):
+        other = _improved(11)
+        for _ in range(20):
+            other.step(GREY, CLEAR)
+        other.on_comm(code, where)
+        assert other.step(GREY, CLEAR)[0] > 0
 
 
 AT_THE_FRONT_RIGHT = [0, 0, 0, 1305, 4200, 0, 0]  # the ambulance pushed in at R2 (priority seed 4)

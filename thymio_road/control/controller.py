@@ -320,6 +320,8 @@ class RoadController:
         #: Steps since it started making way (None: not making way), then since it stopped.
         self._making_way: int | None = None
         self._holding: int | None = None
+        #: Making way, something close behind stops it from backing (it asks that robot to back).
+        self._backing_blocked = False
         self._yielded = 0
         #: The last wheel commands driven forward, replayed backwards to make way (line following
         #: backwards is unstable: the sensors lead the wheels), and the distance backed (motor
@@ -699,17 +701,24 @@ class RoadController:
         """What the robot sends by IR this period (0: nothing; only with the improved rules)."""
         if self.right_of_way is None:
             return 0
-        return self.right_of_way.tx(self.role(), self.stopped_by_light)
+        return self.right_of_way.tx(self.role(), self.stopped_by_light, self._backing_blocked)
 
     def _right_of_way_step(self, follow: int, prox: list[int]) -> tuple[int, int] | None:
         """Making way, waiting after it, or yielding: the wheels, or None to drive as usual."""
         p, row = self.params, self.right_of_way
         assert row is not None
+        role = self.role()
+        if (row.asked_back is not None and self._making_way is None and role is not Role.PRIORITY and self._trail
+                and self.state in (State.ROAD, State.ACTION, State.EXIT, State.CONTINUE, State.READ)):
+            # The robot in front makes way and this one stands in its way back: back with it
+            # (as far as it came: its trail is what it can retrace).
+            self._holding = None
+            self._start_making_way(row.ahead() or 0, 'asked_back', role)
         if self._making_way is not None:
             wheels = self._reverse(prox)
             if wheels is not None:
                 return wheels
-            self._making_way, self._holding = None, 0
+            self._making_way, self._holding, self._backing_blocked = None, 0, False
         if self._holding is not None:
             self._holding += 1
             waiting = row.blocking is not None or self._holding < p.make_way_hold
@@ -720,7 +729,6 @@ class RoadController:
             if self.light_lane == 'siding' and not self.delivering:
                 self._hold_for_siding_light()
                 return 0, 0
-        role = self.role()
         other, reason = row.must_make_way(role), 'outranked'
         # In a queue at a light (or within earshot of one) a robot waits twice as long before it
         # gives up: a red can outlast give_up_count, and a robot reading X1's code behind one held
@@ -734,13 +742,7 @@ class RoadController:
         elif other is None and row.blocked >= p.crossing_give_up_count and self._blocked_crossing(prox):
             other, reason = 0, 'crossing'
         if other is not None and self.state in (State.ROAD, State.ACTION, State.EXIT, State.CONTINUE, State.READ):
-            if self.state is State.READ:
-                self._set_state(self.old_state)  # the barcode is read again on the way back
-            row.blocked = 0
-            self._retrace = list(self._trail)
-            self._trail.clear()
-            self._making_way = 0
-            self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
+            self._start_making_way(other, reason, role)
             return self._right_of_way_step(follow, prox)
         if role is Role.ENTERING and self._yielded < p.yield_max:
             other = row.higher_ahead(role)
@@ -750,6 +752,16 @@ class RoadController:
                 self._yielded += 1
                 return 0, 0
         return None
+
+    def _start_making_way(self, other: int, reason: str, role: Role) -> None:
+        assert self.right_of_way is not None
+        if self.state is State.READ:
+            self._set_state(self.old_state)  # the barcode is read again on the way back
+        self.right_of_way.blocked = 0
+        self._retrace = list(self._trail)
+        self._trail.clear()
+        self._making_way = 0
+        self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
 
     def _blocked_crossing(self, prox: list[int]) -> bool:
         """Crossing blind (CONTINUE) on a roundabout's ring past an entry or exit, or in the
@@ -803,7 +815,8 @@ class RoadController:
         self._making_way += 1
         if not self._retrace or self._making_way > 3 * self.params.make_way_count:
             return None
-        if max(prox[5], prox[6]) > self.params.obs_threshold_max:
+        self._backing_blocked = max(prox[5], prox[6]) > self.params.obs_threshold_max
+        if self._backing_blocked:
             return 0, 0
         left, right = self._retrace.pop()
         if self.state in (State.CONTINUE, State.EXIT):
