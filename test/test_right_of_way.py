@@ -131,6 +131,30 @@ def test_of_two_robots_blocking_each_other_the_lower_backs_up_then_waits():
     assert driven == 20 * 150  # back where it stood
 
 
+def test_asked_again_a_robot_backs_further_the_way_it_came():
+    """15 robots seed 1 at R2's south-east entry: it had backed its trail once, and asked again
+    by a ring robot it could not back at all; the ring robot stood 115 s."""
+    c = _improved(10)
+    c.action = Action.ROUNDABOUT
+    c._set_state(State.ACTION)
+    for k in range(90):  # 9 s of driving: 3 s straight, 3 s turning, 3 s straight
+        c.step((500 + (60 if 30 <= k < 60 else 0), 900), CLEAR)
+    backed = []
+    for _ in range(2):  # asked twice by a ring robot that says it is blocked
+        while True:
+            c.on_comm(announce_code(Role.INSIDE, 7), FRONT)
+            c.on_comm(blocked_code(10), FRONT)
+            wheels = c.step(GREY, BLOCKED)
+            if wheels[0] < 0:
+                backed.append(wheels)
+            elif backed and c._making_way is None:
+                break
+        c._holding = c.params.make_way_hold_max  # the hold ends: it is asked again at once
+    assert len(backed) == 2 * c.params.make_way_count
+    assert set(backed[:30]) == {(-150, -150)}        # the last 3 s: straight
+    assert len(set(backed[30:])) == 1 and backed[30] != (-150, -150)  # then the turn before
+
+
 def test_after_making_way_a_robot_that_comes_back_faster_reads_from_where_it_stood():
     """10 robots seed 7: it backed a queue's crawl, came back at full speed, and the reading of
     X1's code woke up in its middle when the count was in steps."""

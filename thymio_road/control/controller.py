@@ -26,6 +26,9 @@ LIGHT_NEAR = 20
 #: Events after a location's blind crossing during which a road lost on white, when the crossing
 #: took the follow sensor over black, is found by spinning left (recovery 'both', _spin).
 CROSSED_DARK_WINDOW = 30
+#: How many makings of way the forward commands kept for backing cover (each backs
+#: `make_way_count` of them).
+TRAIL_MAKE_WAYS = 4
 
 
 class State(enum.Enum):
@@ -328,8 +331,12 @@ class RoadController:
         #: units per event, summed) that the robot drives forward again without reading marks
         #: or codes it already counted. Counted in steps, the reading of a robot that backed a
         #: queue's crawl and came back at full speed woke up in the middle of X1's code, and read
-        #: it as a branching's (10 robots seed 7).
-        self._trail: deque[tuple[int, int]] = deque(maxlen=self.params.make_way_count)
+        #: it as a branching's (10 robots seed 7). Each making of way backs the last
+        #: `make_way_count` of them and leaves the older ones, so that a robot asked again
+        #: backs further: one that had backed its trail once and crept forward could not back
+        #: at all when a ring robot asked it again, and the ring robot stood 115 s (15 robots
+        #: seed 1 at R2's south-east entry, made way six times in 60 s).
+        self._trail: deque[tuple[int, int]] = deque(maxlen=TRAIL_MAKE_WAYS * self.params.make_way_count)
         self._retrace: list[tuple[int, int]] = []
         self._suppress = 0
         #: Driving events left in a branching link's merge (link_merge_count).
@@ -758,8 +765,7 @@ class RoadController:
         if self.state is State.READ:
             self._set_state(self.old_state)  # the barcode is read again on the way back
         self.right_of_way.blocked = 0
-        self._retrace = list(self._trail)
-        self._trail.clear()
+        self._retrace = [self._trail.pop() for _ in range(min(len(self._trail), self.params.make_way_count))][::-1]
         self._making_way = 0
         self.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
 
