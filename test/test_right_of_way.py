@@ -408,6 +408,21 @@ def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     assert not ambulance.stopped_by_light and ambulance.role() is Role.PRIORITY
 
 
+def test_the_ambulance_closes_up_on_a_robot_it_hears_until_that_robot_can_hear_it():
+    """Priority seed 3: stopped at 17 cm (front 3111) behind a robot held by L4's light, it heard
+    that robot but was not heard: the rear receivers reach 15.5 cm. A car stops there."""
+    at_17_cm = [0, 269, 3111, 269, 0, 0, 0]
+    ambulance, car = _improved(1, kind='priority'), _improved(2)
+    for c in (ambulance, car):
+        c.on_comm(announce_code(Role.ROAD, 9), FRONT)
+    left, right = ambulance.step(GREY, at_17_cm)
+    assert 0 < left < 150 and 0 < right < 150   # creeping
+    assert car.step(GREY, at_17_cm) == (0, 0)
+    assert ambulance.step(GREY, [0, 208, 3767, 208, 0, 0, 0]) == (0, 0)  # 14 cm: it stops
+    unknown = _improved(1, kind='priority')  # nobody heard: an obstacle, the usual distance
+    assert unknown.step(GREY, at_17_cm) == (0, 0)
+
+
 def _blocked(robot, steps, hear=()):
     """Drive 2 s, then stand blocked in front for `steps` events, hearing `hear` each event;
     returns the make_way events and what the robot sent."""
