@@ -170,10 +170,10 @@ class ControllerParams:
     give_up_count: int = 300
     #: A robot waits `give_up_stagger` events more per rank of its role, and 2 more per rank of
     #: its id, before it gives up (priority order: the lower robot gives up first; 0: all wait
-    #: `give_up_count`). Two robots
-    #: that block each other without hearing each other's "blocked by" gave up at the same event
-    #: and backed, held and came back together into contact (15 robots seed 4 at R2's north-east
-    #: entry: a ring robot and an entering one, 30 s blocked, 10 s held).
+    #: `give_up_count`). Two robots that block each other without hearing each other's "blocked
+    #: by" gave up at the same event and backed, held and came back together into contact (15
+    #: robots seed 4 at R2's north-east entry: a ring robot and an entering one, 30 s blocked,
+    #: 10 s held).
     give_up_stagger: int = 50
     yield_max: int = 150
     #: Crossing blind on a roundabout's ring or in the crossroad, a robot stopped by one it

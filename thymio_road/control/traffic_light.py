@@ -29,14 +29,14 @@ from thymio_road.map.lights import ALL_STOP, CODE_MAX, CODE_MIN, GO, STOP, Light
 
 #: Top LED colours (Aseba 0..32): phase 0 green, phase 1 blue, clearance red.
 PHASE_COLOURS = ((0, 32, 0), (0, 0, 32))
-#: A robot the light heard within this many seconds is near (robots announce every 0.1 s, and a
-#: robot in a queue at a light says "waiting" every other period).
-HEARD_FOR = 0.5
-#: The roles that put a robot on a location's lane (a priority vehicle may be on either).
-LANE_ROLES = {'road': (Role.INSIDE, Role.PRIORITY), 'siding': (Role.ENTERING, Role.PRIORITY)}
 CLEARANCE_COLOUR = (32, 0, 0)
 #: Battery voltage of a Thymio's Li-ion cell, full and empty (V), for BatteryState.
 VOLTAGE_FULL, VOLTAGE_EMPTY = 4.2, 3.3
+#: Actuation: a robot the light heard within this many seconds is near (robots announce every
+#: 0.1 s, and a robot in a queue at a light says "waiting" every other period).
+HEARD_FOR = 0.5
+#: The roles that put a robot on a location's lane (a priority vehicle may be on either).
+LANE_ROLES = {'road': (Role.INSIDE, Role.PRIORITY), 'siding': (Role.ENTERING, Role.PRIORITY)}
 
 
 def decode(code: int) -> tuple[str, int] | None:
@@ -112,8 +112,9 @@ class TrafficLight:
     """What one light sends and shows at time t: the pure core of the traffic_light node.
 
     A fixed-time light's phase is a function of the time. An actuated one (a location light
-    with a ``clearance_extension``) keeps its phase and what it heard: ask it for increasing
-    times, as a node's timer does."""
+    with a ``clearance_extension``) keeps its phase and what it heard, and is asked for
+    increasing times, as a node's timer does; when the time goes back (a restarted clock) it
+    starts again where the fixed-time light would be."""
 
     def __init__(self, place: LightPlace, timing: Timing = Timing()) -> None:
         self.place = place
@@ -152,8 +153,9 @@ class TrafficLight:
 
     def _advance(self, t: float) -> None:
         if t < self._now:
-            raise ValueError(f'{self.place.name}: an actuated light is asked for increasing times, '
-                             f'got {t} after {self._now}')
+            self._slot, self._extended = None, False  # the clock went back: start again
+            self._announced.clear()
+            self._waiting.clear()
         self._now = t
         g, c, x = self.timing.green, self.timing.clearance, self.timing.clearance_extension
         if self._slot is None:
