@@ -437,6 +437,23 @@ def test_location_light_keeps_the_two_lanes_apart(tmp_path):
     assert probe.passages == 2                              # and both got through
 
 
+def test_a_location_light_node_hears_the_robots_through_the_ir_medium(tmp_path, monkeypatch):
+    """The actuated light's ears: what the robots announce reaches the light's core by its
+    node's comm/rx subscription (the medium publishes it for every Thymio, lights included)."""
+    from thymio_road.control.right_of_way import announcement
+    from thymio_road.control.traffic_light import TrafficLight
+    heard = []
+    original = TrafficLight.hear
+    monkeypatch.setattr(TrafficLight, 'hear', lambda self, t, code: (heard.append(code), original(self, t, code)))
+    path = _scenario(tmp_path, lights={'clearance_extension': 5.0},
+                     controller={'traffic_rules': 'improved', 'speed': 150})
+    from thymio_road.runtime.run import Graph
+    graph = Graph(load_scenario(path))
+    graph.run(60.0)
+    assert graph.nodes['/light_L1/traffic_light'].core.actuated
+    assert {announcement(c)[1] for c in heard if announcement(c)} == {1}  # thymio1 passing L1
+
+
 def test_without_the_light_the_lanes_meet(tmp_path):
     probe, _ = _exit_run(tmp_path, lights=False)
     assert len(probe.monitor.episodes) >= 1

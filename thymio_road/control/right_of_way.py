@@ -163,18 +163,9 @@ class RightOfWay:
             self.heard[robot].age += 1
             if self.heard[robot].age > FRESH:
                 del self.heard[robot]
-        if self.blocking is not None:
-            self.blocking += 1
-            if self.blocking > FRESH + 1:
-                self.blocking = None
-        if self.waiting_ahead is not None:
-            self.waiting_ahead += 1
-            if self.waiting_ahead > FRESH + 1:
-                self.waiting_ahead = None
-        if self.asked_back is not None:
-            self.asked_back += 1
-            if self.asked_back > FRESH + 1:
-                self.asked_back = None
+        self.blocking = _aged(self.blocking)
+        self.waiting_ahead = _aged(self.waiting_ahead)
+        self.asked_back = _aged(self.asked_back)
         self.blocked = self.blocked + 1 if obstructed else 0
 
     def ahead(self) -> int | None:
@@ -227,3 +218,10 @@ class RightOfWay:
             return None
         h = self.heard[robot]
         return robot if outranks(h.role, robot, role, self.robot_id) else None
+
+
+def _aged(since: int | None) -> int | None:
+    """Events since a request was last heard, one event later; None once it is no longer fresh."""
+    if since is None or since > FRESH:
+        return None
+    return since + 1
