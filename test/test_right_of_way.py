@@ -10,6 +10,9 @@ from swarm_comm.prox_comm import PAYLOAD_MAX
 
 FRONT = [0, 0, 2000, 0, 0, 0, 0]
 REAR = [0, 0, 0, 0, 0, 1500, 1500]
+#: The ambulance closed up behind (15 cm), and in the lane beside, diagonally behind (priority seed 5 at L1).
+RIGHT_BEHIND = [0, 0, 0, 0, 0, 3920, 3930]
+DIAGONALLY_BEHIND = [0, 0, 0, 0, 0, 0, 1445]
 GREY = (500, 900)  # on the line, the reading sensor on white paper
 CLEAR = [0] * 7
 BLOCKED = [0, 0, 3500, 0, 0, 0, 0]
@@ -396,9 +399,11 @@ def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     c._set_state(State.ACTION)
     c.on_comm(21)  # node 1 + 20: stop
     assert c.stopped_by_light and c.step(GREY, CLEAR) == (0, 0)
-    c.on_comm(announce_code(Role.PRIORITY, 9), REAR)
+    c.on_comm(announce_code(Role.PRIORITY, 9), DIAGONALLY_BEHIND)  # in the lane beside: not for it
+    assert c.step(GREY, CLEAR) == (0, 0) and c.stopped_by_light
+    c.on_comm(announce_code(Role.PRIORITY, 9), RIGHT_BEHIND)
     assert c.step(GREY, CLEAR) != (0, 0) and not c.stopped_by_light
-    c.on_comm(announce_code(Role.PRIORITY, 9), REAR)
+    c.on_comm(announce_code(Role.PRIORITY, 9), RIGHT_BEHIND)
     c.on_comm(21)
     assert not c.stopped_by_light  # not stopped again while it is behind
     ambulance = _improved(9, kind='priority')

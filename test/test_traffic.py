@@ -24,7 +24,7 @@ from thymio_road.scenario import (
     node_specs,
     robot_specs,
 )
-from thymio_road.control.right_of_way import Role, announce_code, waiting_code
+from thymio_road.control.right_of_way import Role, announce_code, priority_behind_code, waiting_code
 from thymio_road.control.traffic_light import Battery, Timing, TrafficLight, decode
 from thymio_road.map.lights import ALL_STOP, GO, STOP, Lane, LightPlace, light_places, node_ids
 
@@ -115,6 +115,63 @@ def test_an_actuated_light_extends_an_all_red_by_at_most_its_extension():
     assert light.phase(10.0) is None and light.phase(14.0) == 1  # a restarted clock: fixed time again
     with pytest.raises(ValueError, match='clearance_extension'):
         Timing(clearance_extension=-1.0)
+
+
+def _preempting(preemption=30.0):
+    return TrafficLight(_location_place(3), Timing(green=8.0, clearance=5.0, priority_preemption=preemption))
+
+
+#: The robot the light holds in its road lane / its siding, saying that an ambulance waits behind it.
+ROAD_QUEUE = [announce_code(Role.INSIDE, 3), priority_behind_code(3)]
+SIDING_QUEUE = [announce_code(Role.ENTERING, 4), priority_behind_code(4)]
+
+
+def test_a_light_ends_the_other_lanes_green_for_a_queue_with_a_priority_vehicle_and_holds_its_own():
+    light = _preempting()
+    seen = dict(_hear_every_period(light, 0.0, 15.0, []))            # fixed time: the siding opens at 13
+    seen.update(_hear_every_period(light, 15.0, 40.0, ROAD_QUEUE))   # the news reaches the light at 15
+    seen.update(_hear_every_period(light, 40.0, 70.0, []))
+    assert seen[14.9] == 1 and seen[15.1] is None   # the siding's green ends at once...
+    assert seen[19.9] is None and seen[20.1] == 0   # ...its all red still runs (5 s), then the road
+    assert seen[28.5] == 0 and seen[39.9] == 0      # held past its 8 s while the news keeps coming
+    assert seen[40.9] == 0 and seen[41.2] is None   # until PREEMPT_FOR (1 s) after the last
+    assert seen[46.2] == 1                          # and the siding has its turn
+    assert light.preemptions == 1
+
+
+def test_a_light_reopens_the_lane_it_just_closed_without_an_all_red():
+    light = _preempting()
+    seen = dict(_hear_every_period(light, 0.0, 9.0, []))             # the road's green ends at 8
+    seen.update(_hear_every_period(light, 9.0, 12.0, ROAD_QUEUE))
+    assert seen[8.9] is None and seen[9.0] == 0 and seen[11.9] == 0
+    # The siding's robots are served too: a siding queue with an ambulance gets the siding.
+    light = _preempting()
+    seen = dict(_hear_every_period(light, 0.0, 4.0, SIDING_QUEUE))
+    assert seen[0.0] is None and seen[3.9] is None  # the road's green ended at once: its all red
+    assert dict(_hear_every_period(light, 4.0, 6.0, SIDING_QUEUE))[5.1] == 1
+
+
+def test_pre_emption_runs_out_so_that_the_other_lane_is_served():
+    """Priority seed 5 at L1 before the limit: the road lane was pre-empted again and again
+    while the robot the light held in the siding's exit curve stood in the road robots' way."""
+    light = _preempting(20.0)
+    seen = dict(_hear_every_period(light, 0.0, 100.0, ROAD_QUEUE))
+    # The road's green is held from its end at 8 s for 20 s; then the siding has a whole green.
+    assert seen[27.9] == 0 and seen[28.1] is None and seen[33.1] == 1 and seen[40.9] == 1
+    assert seen[41.1] is None and seen[46.1] == 0 and seen[73.9] == 0 and seen[74.1] is None  # and again
+    assert light.preemptions == 2
+    assert light.timing.longest_cycle(priority=True) == 2 * (8 + 20 + 5)
+
+
+@pytest.mark.parametrize('heard', ['no pre-emption', 'unknown robot', 'both lanes'])
+def test_priority_behind_changes_nothing_without_pre_emption_a_known_lane_or_from_both_lanes(heard):
+    light = _actuated(10.0) if heard == 'no pre-emption' else _preempting()
+    codes = {'no pre-emption': ROAD_QUEUE, 'unknown robot': [priority_behind_code(5)],
+             'both lanes': ROAD_QUEUE + SIDING_QUEUE}[heard]
+    fixed = Timing(green=8.0, clearance=5.0)
+    for t, phase in _hear_every_period(light, 0.0, 60.0, codes):
+        assert phase == fixed.phase_at(t), t
+    assert light.preemptions == 0
 
 
 def test_crossroad_light_cycles_through_its_lanes():

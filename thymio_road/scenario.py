@@ -185,7 +185,10 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
                     distro)
 
 
-_LIGHT_KEYS = {'green': float, 'clearance': float, 'offset': float, 'clearance_extension': float, 'battery': dict}
+_LIGHT_KEYS = {'green': float, 'clearance': float, 'offset': float, 'clearance_extension': float,
+               'priority_preemption': float, 'battery': dict}
+#: What only a location's light does: it hears the robots' lanes by the roles they announce.
+_LOCATION_ONLY = ('clearance_extension', 'priority_preemption')
 #: A crossroad's all-red must outlast its slowest crossing: a robot that passed its first mark at
 #: the end of a green, then turned left, leaves 15.5 s later at the lowest speed (measured on the
 #: final map; straight 12 s, right 3 s). `crossroad_clearance` sets it apart from the locations'.
@@ -226,8 +229,8 @@ def _light_settings(data: dict, source: str, where: str, base: dict) -> dict:
 
 def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...]:
     """The `lights:` key: which of the map's light places get a light (`at`: 'all' or intersection
-    ids), their timing (`green`, `clearance`, `offset`, `clearance_extension`, s), `battery` ({decay, half_life,
-    initial}) and per-light `overrides` of those."""
+    ids), their timing (`green`, `clearance`, `offset`, `clearance_extension`, `priority_preemption`, s),
+    `battery` ({decay, half_life, initial}) and per-light `overrides` of those."""
     from thymio_road.map.road_graph import RoadGraph
     from thymio_road.control.traffic_light import Battery, Timing
     from thymio_road.map.lights import light_places
@@ -242,7 +245,7 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
     base = _light_settings(common, source, where, {})
     # A crossroad's lights are not actuated: every arm's robots announce the same role, so a
     # light cannot tell which lane a robot it hears is on.
-    crossroad_base = {**base, 'clearance_extension': 0.0}
+    crossroad_base = {**base, **{key: 0.0 for key in _LOCATION_ONLY}}
     if crossroad_clearance is not None:
         crossroad_base = _light_settings({'clearance': crossroad_clearance}, source, f'{where}.{_CROSSROAD_KEY}',
                                          crossroad_base)
@@ -270,10 +273,11 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
         if place.name in overrides:
             if not isinstance(overrides[place.name], dict):
                 f.fail(f'overrides.{place.name}', f'must be a mapping, got {show(overrides[place.name])}')
-            if place.kind == 'crossroad' and overrides[place.name].get('clearance_extension'):
-                f.fail(f'overrides.{place.name}.clearance_extension',
-                       "only a location's light is actuated (a crossroad's robots all announce the same "
-                       f"role), got {show(overrides[place.name]['clearance_extension'])}")
+            for key in _LOCATION_ONLY:
+                if place.kind == 'crossroad' and overrides[place.name].get(key):
+                    f.fail(f'overrides.{place.name}.{key}',
+                           "only a location's light is actuated (a crossroad's robots all announce the same "
+                           f"role), got {show(overrides[place.name][key])}")
             settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', settings)
         timing = Timing(**{k: v for k, v in settings.items() if k != 'battery'})
         entries.append(LightEntry(place.name, place, timing, Battery(**settings.get('battery', {}))))
@@ -538,6 +542,7 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
             'seed': scenario.seed, 'light': light.name,
             'green': float(light.timing.green), 'clearance': float(light.timing.clearance),
             'offset': float(light.timing.offset), 'clearance_extension': float(light.timing.clearance_extension),
+            'priority_preemption': float(light.timing.priority_preemption),
             'battery_decay': bool(light.battery.decay),
             'battery_half_life': float(light.battery.half_life),
             'battery_initial': float(light.battery.initial), 'use_sim_time': True}))

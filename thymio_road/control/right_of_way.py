@@ -15,7 +15,10 @@ Each robot sends, by proximity communication (0.1 s period, as the lights), who 
 - ``WAITING + id`` (512..575), every other period instead, while it waits in a queue at a light:
   held by the light itself, or blocked behind a robot that says it waits;
 - ``BACK_UP + id`` (576..639), every other period instead, while it makes way but cannot back
-  because a robot stands close behind it: the id of the robot it hears strongest behind.
+  because a robot stands close behind it: the id of the robot it hears strongest behind;
+- ``PRIORITY_BEHIND + id`` (640..703), its own id, instead of "waiting" while a priority vehicle
+  is behind it: heard on its rear sensors, or passed on by the robot behind it, which says this
+  code too ("I wait at a light, and an ambulance waits behind me").
 
 The rules, which cannot leave two robots waiting for each other:
 
@@ -41,7 +44,13 @@ The rules, which cannot leave two robots waiting for each other:
   controller's ``_blocked_crossing``): that one came in from the right, often cannot back, and
   the crossing turns towards it;
 - a robot held by a traffic light that hears a priority vehicle behind it drives on (report §11:
-  the others give way to an ambulance), and a priority vehicle passes red lights.
+  the others give way to an ambulance), and a priority vehicle passes red lights;
+- a queue at a light passes "priority behind" forward to the light (which gives the queue's lane
+  green: :mod:`thymio_road.control.traffic_light`): robots in it close up to about 15 cm on the
+  robot in front, as the ambulance does, because a robot's rear receivers hear the one behind only
+  that close (enki_doc), and queues stand 17 cm apart. Only the robot right in front of the
+  ambulance runs the red; a whole queue that ran it met the robots the light had let out of the
+  siding (priority seed 5: 20 contact ticks at L2's and L3's exits).
 
 Light codes (20..79) and these codes never overlap, so lights and robots share the channel.
 """
@@ -55,11 +64,18 @@ BLOCKED_BY = 128
 ANNOUNCE = 256
 WAITING = 512
 BACK_UP = 576
+PRIORITY_BEHIND = 640
 MAX_ID = 63
 #: Receivers 0-4 are the front sensors (Aseba order), 5-6 the rear ones.
 FRONT_SENSORS = 5
 #: Events a message stays fresh: robots send every event, so a robot heard 3 events ago is near.
 FRESH = 3
+#: A priority vehicle (or the news of one) heard at least this strongly on the rear sensors is
+#: right behind, in the same lane: closed up to about 15 cm, it reads 3700-3950 there. Heard from
+#: the lane beside, diagonally behind, it reads about 1450: a robot held in L1's siding drove on
+#: for the ambulance in the road lane, was stopped again in the siding's exit curve by the all
+#: red, and stood in the ambulance's way 25 s (priority seed 5).
+PRIORITY_REAR = 3000
 
 
 class Role(enum.IntEnum):
@@ -95,6 +111,10 @@ def back_up_code(robot_id: int) -> int:
     return BACK_UP + robot_id
 
 
+def priority_behind_code(robot_id: int) -> int:
+    return PRIORITY_BEHIND + robot_id
+
+
 def announcement(code: int) -> tuple[int, int] | None:
     """A received value → (role, robot id) when it is a robot's announcement, else None."""
     if ANNOUNCE <= code < ANNOUNCE + 4 * 64 and (code - ANNOUNCE) % 64:
@@ -103,8 +123,16 @@ def announcement(code: int) -> tuple[int, int] | None:
 
 
 def waiting_robot(code: int) -> int | None:
-    """A received value → the id of the robot that says it waits at a light, else None."""
-    return code - WAITING if WAITING < code <= WAITING + MAX_ID else None
+    """A received value → the id of the robot that says it waits at a light ("waiting", or
+    "priority behind"), else None."""
+    if WAITING < code <= WAITING + MAX_ID:
+        return code - WAITING
+    return priority_behind_robot(code)
+
+
+def priority_behind_robot(code: int) -> int | None:
+    """A received value → the id of the robot that says it waits with a priority vehicle behind it."""
+    return code - PRIORITY_BEHIND if PRIORITY_BEHIND < code <= PRIORITY_BEHIND + MAX_ID else None
 
 
 def outranks(role_a: int, id_a: int, role_b: int, id_b: int) -> bool:
@@ -131,6 +159,8 @@ class RightOfWay:
         self.waiting_ahead: int | None = None
         #: Events since a robot in front last asked this one to back up (None: not lately).
         self.asked_back: int | None = None
+        #: Events since a robot behind last said a priority vehicle waits behind it (None: not lately).
+        self.priority_passed_on: int | None = None
         self._events = 0
 
     def hear(self, code: int, intensities: Sequence[int] | None) -> bool:
@@ -146,9 +176,12 @@ class RightOfWay:
             if code - BLOCKED_BY == self.robot_id and front > 0:
                 self.blocking = 0
             return True
-        if WAITING <= code <= WAITING + MAX_ID:
-            if code - WAITING != self.robot_id and front > 0:
-                self.waiting_ahead = 0
+        if WAITING <= code <= WAITING + MAX_ID or PRIORITY_BEHIND <= code <= PRIORITY_BEHIND + MAX_ID:
+            if waiting_robot(code) not in (None, self.robot_id):
+                if front > 0:
+                    self.waiting_ahead = 0
+                if rear >= PRIORITY_REAR and code >= PRIORITY_BEHIND:
+                    self.priority_passed_on = 0
             return True
         if BACK_UP <= code <= BACK_UP + MAX_ID:
             if code - BACK_UP == self.robot_id and front > 0:
@@ -166,6 +199,7 @@ class RightOfWay:
         self.blocking = _aged(self.blocking)
         self.waiting_ahead = _aged(self.waiting_ahead)
         self.asked_back = _aged(self.asked_back)
+        self.priority_passed_on = _aged(self.priority_passed_on)
         self.blocked = self.blocked + 1 if obstructed else 0
 
     def ahead(self) -> int | None:
@@ -184,13 +218,16 @@ class RightOfWay:
 
     def tx(self, role: Role, held_by_light: bool = False, backing_blocked: bool = False) -> int:
         """The value to send this period: the announcement, alternating with "back up" while it
-        makes way with a robot close behind, else "waiting" in a queue at a light, or else
-        "blocked by" (asking the robot ahead to make way)."""
+        makes way with a robot close behind, else "waiting" in a queue at a light ("priority
+        behind" when a priority vehicle waits behind), or else "blocked by" (asking the robot
+        ahead to make way)."""
         if self._events % 2:
             robot = self.behind() if backing_blocked else None
             if robot is not None:
                 return back_up_code(robot)
             if self.in_light_queue(held_by_light):
+                if self.priority_behind() or self.priority_passed_on is not None:
+                    return priority_behind_code(self.robot_id)
                 return waiting_code(self.robot_id)
             if self.blocked >= self.blocked_count:
                 robot = self.ahead()
@@ -206,8 +243,14 @@ class RightOfWay:
         return None
 
     def priority_behind(self) -> bool:
-        """A priority vehicle heard on the rear sensors (one waits behind this robot)."""
-        return any(h.role == Role.PRIORITY and h.rear > 0 for h in self.heard.values())
+        """A priority vehicle heard right behind (PRIORITY_REAR): one waits behind this robot."""
+        return any(h.role == Role.PRIORITY and h.rear >= PRIORITY_REAR for h in self.heard.values())
+
+    def closes_up_for_priority(self) -> bool:
+        """In a queue at a light, with a priority vehicle behind (heard, or passed on): close up on
+        the robot in front, so that it hears the news."""
+        return (self.waiting_ahead is not None and self.ahead() is not None
+                and (self.priority_behind() or self.priority_passed_on is not None))
 
     def must_make_way(self, role: Role) -> int | None:
         """The robot in front, when it outranks this one and says this one blocks it, or None."""

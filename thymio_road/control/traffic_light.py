@@ -13,6 +13,17 @@ announcements keep coming and it does not say it waits at a light), longer, by a
 need longer to the merge than the all red (20 s against 15 s, 15 robots seed 6 at L2), and the
 light heard it over its last 5 s there.
 
+Pre-emption for a priority vehicle (:class:`Timing`'s ``priority_preemption``, location
+lights only; report §11, "priority vehicles such as ambulance"): a queue at the light passes
+"priority behind" forward to the robot the light holds, which says it to the light
+(:mod:`thymio_road.control.right_of_way`). The light then ends the other lane's green at once
+(its all red still runs, extension included, for the robots that lane let go), opens the queue's
+lane, reopens it without an all red when it has just closed it (no robot of the other lane has
+been let go since), and holds its green while the news keeps coming, by at most
+``priority_preemption`` s. Without it the ambulance waited in the road lane's queues behind
+robots the light held, 68 s at L1 in priority seed 1: the robot right in front of it drove on,
+but the one the light held did not hear the ambulance two robots back.
+
 The battery (:class:`Battery`): the report saw the lights' range shrink as their batteries ran
 down (§9) but gives no figures. The law here is a chosen one: the IR intensity follows the charge,
 which halves every ``half_life`` seconds (600 s by default), so that with the documented channel
@@ -24,7 +35,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from thymio_road.control.right_of_way import Role, announcement, waiting_robot
+from thymio_road.control.right_of_way import Role, announcement, priority_behind_robot, waiting_robot
 from thymio_road.map.lights import ALL_STOP, CODE_MAX, CODE_MIN, GO, STOP, LightPlace
 
 #: Top LED colours (Aseba 0..32): phase 0 green, phase 1 blue, clearance red.
@@ -35,6 +46,9 @@ VOLTAGE_FULL, VOLTAGE_EMPTY = 4.2, 3.3
 #: Actuation: a robot the light heard within this many seconds is near (robots announce every
 #: 0.1 s, and a robot in a queue at a light says "waiting" every other period).
 HEARD_FOR = 0.5
+#: Pre-emption: "priority behind" heard within this many seconds is a demand for the lane (the
+#: robot the light holds says it every other period).
+PREEMPT_FOR = 1.0
 #: The roles that put a robot on a location's lane (a priority vehicle may be on either).
 LANE_ROLES = {'road': (Role.INSIDE, Role.PRIORITY), 'siding': (Role.ENTERING, Role.PRIORITY)}
 
@@ -61,6 +75,9 @@ class Timing:
     #: Actuation (location lights): the most an all red is extended while the light hears a
     #: robot of the lane it closed still driving (0: fixed time).
     clearance_extension: float = 0.0
+    #: Pre-emption (location lights): the most a lane's green is held while the light hears that
+    #: a priority vehicle waits in its queue (0: no pre-emption).
+    priority_preemption: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.5 <= self.green <= 600:
@@ -71,10 +88,14 @@ class Timing:
             raise ValueError(f'offset must be finite, got {self.offset}')
         if not 0 <= self.clearance_extension <= 60:
             raise ValueError(f'clearance_extension must be in [0, 60] s, got {self.clearance_extension}')
+        if not 0 <= self.priority_preemption <= 120:
+            raise ValueError(f'priority_preemption must be in [0, 120] s, got {self.priority_preemption}')
 
-    def longest_cycle(self, phases: int = 2) -> float:
-        """The longest a light takes to come back to a phase: every green and extended all red."""
-        return phases * (self.green + self.clearance + self.clearance_extension)
+    def longest_cycle(self, phases: int = 2, priority: bool = False) -> float:
+        """The longest a light takes to come back to a phase: every green and extended all red,
+        and with a priority vehicle about, every green held for it."""
+        held = self.priority_preemption if priority else 0.0
+        return phases * (self.green + held + self.clearance + self.clearance_extension)
 
     def phase_at(self, t: float, phases: int = 2) -> int | None:
         """The open phase at time t (s), or None during a clearance (every phase is followed by one)."""
@@ -112,27 +133,37 @@ class TrafficLight:
     """What one light sends and shows at time t: the pure core of the traffic_light node.
 
     A fixed-time light's phase is a function of the time. An actuated one (a location light
-    with a ``clearance_extension``) keeps its phase and what it heard, and is asked for
+    with a ``clearance_extension`` or a ``priority_preemption``) keeps its phase and what it
+    heard, and is asked for
     increasing times, as a node's timer does; when the time goes back (a restarted clock) it
     starts again where the fixed-time light would be."""
 
     def __init__(self, place: LightPlace, timing: Timing = Timing()) -> None:
         self.place = place
         self.timing = timing
-        self.actuated = place.kind == 'location' and timing.clearance_extension > 0
+        self.actuated = place.kind == 'location' and (timing.clearance_extension > 0
+                                                       or timing.priority_preemption > 0)
         #: Actuated: slot 2k is phase k's green, 2k + 1 the all red after it; since when.
         self._slot: int | None = None
         self._start = 0.0
         self._extended = False
+        #: Pre-emption: the phase the light last changed its order for, and since when (None:
+        #: the other phase has had its green since).
+        self._preempted: tuple[int, float] | None = None
         self._now = -math.inf
         #: Robot id -> (role, time) of its last announcement, and time it last said it waits.
         self._announced: dict[int, tuple[int, float]] = {}
         self._waiting: dict[int, float] = {}
-        #: Seconds the all reds were extended, summed (for the node's log and tests).
+        #: Phase -> time the light last heard that a priority vehicle waits in its lane's queue.
+        self._demand: dict[int, float] = {}
+        #: Seconds the all reds were extended, summed, and times the light pre-empted a phase
+        #: for a priority vehicle (for the node's log and tests).
         self.extended_s = 0.0
+        self.preemptions = 0
 
     def hear(self, t: float, code: int) -> None:
-        """A value the light received by IR at time t: robots' announcements and "waiting"."""
+        """A value the light received by IR at time t: robots' announcements, "waiting" and
+        "priority behind" (which asks for the sender's lane, by the role it announces)."""
         if not self.actuated:
             return
         heard = announcement(code)
@@ -142,6 +173,14 @@ class TrafficLight:
         robot = waiting_robot(code)
         if robot is not None:
             self._waiting[robot] = t
+        robot = priority_behind_robot(code)
+        if robot is not None and self.timing.priority_preemption > 0 and robot in self._announced:
+            role, when = self._announced[robot]
+            if t - when > HEARD_FOR:
+                return  # which lane it is on is not known
+            for lane in self.place.lanes:
+                if role != Role.PRIORITY and role in LANE_ROLES.get(lane.name, ()):
+                    self._demand[lane.phase] = t
 
     def phase(self, t: float) -> int | None:
         """The open phase at time t, or None during an all red."""
@@ -154,8 +193,10 @@ class TrafficLight:
     def _advance(self, t: float) -> None:
         if t < self._now:
             self._slot, self._extended = None, False  # the clock went back: start again
+            self._preempted = None
             self._announced.clear()
             self._waiting.clear()
+            self._demand.clear()
         self._now = t
         g, c, x = self.timing.green, self.timing.clearance, self.timing.clearance_extension
         if self._slot is None:
@@ -168,14 +209,31 @@ class TrafficLight:
             self._start = t - (into if into < g else into - g)
         while True:
             elapsed = t - self._start
+            phase = self._slot // 2
+            wanted = self._wanted(t)
             if self._slot % 2 == 0:
-                if elapsed < g:
+                if wanted is not None and wanted != phase:
+                    self._preempt(wanted, t)
+                    end = t  # a priority vehicle waits in the other lane: end this green now
+                elif wanted == phase and elapsed >= g:
+                    self._preempt(phase, t)
+                    return  # hold the green while the priority vehicle's queue drives
+                elif elapsed < g:
                     return
-                end = self._start + g
+                else:
+                    end = max(self._start + g, self._demand_end(phase))
+                    if self._preempted is not None and self._preempted[0] != phase:
+                        self._preempted = None  # the other lane has had its green: it may start again
+            elif wanted == phase:
+                # The light closed this lane, and the other has not been let go since: reopen it
+                # at once, without an all red.
+                self._preempt(phase, t)
+                self._slot, self._start = 2 * phase, t
+                continue
             else:
                 if elapsed < c:
                     return
-                if elapsed < c + x and self._lane_driving(self._slot // 2, t):
+                if elapsed < c + x and self._lane_driving(phase, t):
                     self._extended = True
                     return
                 end = min(t, self._start + c + x) if self._extended else self._start + c
@@ -183,6 +241,33 @@ class TrafficLight:
                 self._extended = False
             self._slot = (self._slot + 1) % (2 * self.place.phases)
             self._start = end
+
+    def _wanted(self, t: float) -> int | None:
+        """The phase whose lane a priority vehicle waits in (heard within PREEMPT_FOR), or None:
+        also when both lanes ask (the light keeps its order), and once the light has changed its
+        order for that phase ``priority_preemption`` seconds ago (the other lane's robots, one
+        of which may stand in the way, get their turn). A location light has two phases, so the
+        all red after the other lane's green leads to it."""
+        wanted = [p for p, when in self._demand.items() if t - when <= PREEMPT_FOR]
+        if len(wanted) != 1:
+            return None
+        if self._preempted is not None and self._preempted[0] == wanted[0] \
+                and t - self._preempted[1] >= self.timing.priority_preemption:
+            return None
+        return wanted[0]
+
+    def _preempt(self, phase: int, t: float) -> None:
+        if self._preempted is None or self._preempted[0] != phase:
+            self._preempted = (phase, t)
+            self.preemptions += 1
+
+    def _demand_end(self, phase: int) -> float:
+        """When the demand for `phase` lapsed, or its pre-emption ran out: where a green held
+        for it ends (-inf when the light has not changed its order for it)."""
+        if self._preempted is None or self._preempted[0] != phase:
+            return -math.inf
+        return min(self._demand.get(phase, -math.inf) + PREEMPT_FOR,
+                   self._preempted[1] + self.timing.priority_preemption)
 
     def _lane_driving(self, phase: int, t: float) -> bool:
         """A robot of a lane that `phase` opens is heard, and does not say it waits at a light."""

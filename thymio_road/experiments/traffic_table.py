@@ -18,8 +18,10 @@ MIN_RATIO = 0.9
 
 
 def longest_cycle(scenario: Scenario) -> float:
-    """The longest light cycle (s): every phase's green and all red, extended as far as it may be."""
-    cycles = [light.timing.longest_cycle(light.place.phases) for light in scenario.lights]
+    """The longest light cycle (s): every phase's green and all red, extended as far as it may be
+    (and a green held for a priority vehicle, when the scenario has one)."""
+    priority = any({**scenario.controller, **robot.controller}.get('kind') == 'priority' for robot in scenario.robots)
+    cycles = [light.timing.longest_cycle(light.place.phases, priority) for light in scenario.lights]
     return max(cycles, default=0.0)
 
 

@@ -12,15 +12,17 @@ Runs the pure :class:`~thymio_road.control.traffic_light.TrafficLight` on a 0.1 
 - ``battery_state`` (sensor_msgs/BatteryState), every second: ``percentage`` is the charge
   fraction, which is also the IR intensity the ir_medium gives this emitter;
 - ``traffic_light/phase`` (std_msgs/String, latched): JSON ``{"t", "light", "phase", "open",
-  "codes", "extended_s"}`` on every phase change, so the bag alone tells which lane was open
-  when (``extended_s``: the all reds' extensions so far, summed).
+  "codes", "extended_s", "preemptions"}`` on every phase change, so the bag alone tells which lane
+  was open when (``extended_s``: the all reds' extensions so far, summed; ``preemptions``: the
+  times the light changed its order for a priority vehicle so far).
 
 It subscribes to ``comm/rx`` (std_msgs/Int16MultiArray, the driver's layout: the value first):
-an actuated light (a location's, with ``clearance_extension``) extends an all red while it
-hears a robot of the lane it closed still driving.
+an actuated light (a location's, with ``clearance_extension`` or ``priority_preemption``)
+extends an all red while it hears a robot of the lane it closed still driving, and gives the
+lane a priority vehicle waits in its green.
 
 Parameters: ``scenario_file`` (its map gives the light's place and lanes), ``light`` (the
-name), ``green``, ``clearance``, ``offset``, ``clearance_extension`` (s), ``battery_decay``,
+name), ``green``, ``clearance``, ``offset``, ``clearance_extension``, ``priority_preemption`` (s), ``battery_decay``,
 ``battery_half_life`` (s), ``battery_initial``.
 """
 from __future__ import annotations
@@ -52,7 +54,9 @@ class TrafficLightNode:
                             clearance=declare(node, 'clearance', entry.timing.clearance, float),
                             offset=declare(node, 'offset', entry.timing.offset, float),
                             clearance_extension=declare(node, 'clearance_extension',
-                                                        entry.timing.clearance_extension, float))
+                                                        entry.timing.clearance_extension, float),
+                            priority_preemption=declare(node, 'priority_preemption',
+                                                        entry.timing.priority_preemption, float))
             battery = Battery(decay=declare(node, 'battery_decay', entry.battery.decay, bool),
                               half_life=declare(node, 'battery_half_life', entry.battery.half_life, float),
                               initial=declare(node, 'battery_initial', entry.battery.initial, float))
@@ -93,7 +97,7 @@ class TrafficLightNode:
             self.phase_pub.publish(msgs.String(data=json.dumps({
                 't': round(t, 3), 'light': self.name, 'phase': phase,
                 'open': None if phase is None else self.names[phase], 'codes': self.core.codes(t),
-                'extended_s': round(self.core.extended_s, 3)},
+                'extended_s': round(self.core.extended_s, 3), 'preemptions': self.core.preemptions},
                 sort_keys=True)))
         led = self.core.led(t)
         if led != self._led:
