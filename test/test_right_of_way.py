@@ -3,7 +3,8 @@ import pytest
 
 from thymio_road.control.controller import ControllerParams, RoadController, State, Action
 from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, RightOfWay, Role,
-                                              announce_code, back_up_code, blocked_code, outranks, waiting_code)
+                                              announce_code, back_up_code, blocked_code, outranks,
+                                              priority_behind_code, waiting_code)
 from thymio_road.control.traffic_light import decode
 from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
 from swarm_comm.prox_comm import PAYLOAD_MAX
@@ -21,7 +22,7 @@ BLOCKED = [0, 0, 3500, 0, 0, 0, 0]
 def test_codes_fit_ten_bits_and_never_read_as_light_codes():
     codes = [announce_code(r, i) for r in Role for i in range(1, MAX_ID + 1)] + \
             [blocked_code(i) for i in range(1, MAX_ID + 1)] + [waiting_code(i) for i in range(1, MAX_ID + 1)] + \
-            [back_up_code(i) for i in range(1, MAX_ID + 1)]
+            [back_up_code(i) for i in range(1, MAX_ID + 1)] + [priority_behind_code(i) for i in range(1, MAX_ID + 1)]
     assert max(codes) <= 1023 <= PAYLOAD_MAX
     assert len(set(codes)) == len(codes)
     assert not any(CODE_MIN <= c <= CODE_MAX for c in codes)
@@ -426,6 +427,70 @@ def test_the_ambulance_closes_up_on_a_robot_it_hears_until_that_robot_can_hear_i
     assert ambulance.step(GREY, [0, 208, 3767, 208, 0, 0, 0]) == (0, 0)  # 14 cm: it stops
     unknown = _improved(1, kind='priority')  # nobody heard: an obstacle, the usual distance
     assert unknown.step(GREY, at_17_cm) == (0, 0)
+
+
+def _queued_at_a_light(robot_id: int, hear_behind: int, held: bool = False) -> RoadController:
+    """A road robot in a location's road lane, in a queue at the light (held by it, or behind one
+    that says it waits), hearing `hear_behind` right behind it."""
+    c = _improved(robot_id)
+    c.action, c.counter_continue, c.current_node = Action.LOCATION, 1, 2
+    c._set_state(State.ACTION)
+    if held:
+        c.on_comm(2 + STOP)
+    else:
+        c.on_comm(announce_code(Role.INSIDE, 7), FRONT)
+        c.on_comm(waiting_code(7), FRONT)
+        c.step(GREY, BLOCKED)
+    c.on_comm(hear_behind, RIGHT_BEHIND)
+    return c
+
+
+def _sent(c: RoadController, events: int = 2) -> set[int]:
+    sent = set()
+    for _ in range(events):
+        c.right_of_way.tick(c.obstructed)
+        sent.add(c.tx_value())
+    return sent
+
+
+def test_a_queue_at_a_light_passes_priority_behind_forward_to_the_robot_the_light_holds():
+    """Queues stand 17 cm apart, and a robot's rear receivers hear the one behind only up to
+    15.5 cm: each robot that has the news closes up and says it, instead of "waiting"."""
+    ambulance = announce_code(Role.PRIORITY, 1)
+    last = _queued_at_a_light(2, ambulance)          # right in front of the ambulance
+    assert _sent(last) == {announce_code(Role.INSIDE, 2), priority_behind_code(2)}
+    middle = _queued_at_a_light(3, priority_behind_code(2))
+    assert middle.right_of_way.closes_up_for_priority()
+    assert _sent(middle) == {announce_code(Role.INSIDE, 3), priority_behind_code(3)}
+    # It drives on from 17 cm (front 3111) to 15 cm, where the robot in front hears it.
+    middle.on_comm(announce_code(Role.INSIDE, 7), FRONT)
+    middle.on_comm(priority_behind_code(7), FRONT)   # the one in front waits too: still a queue
+    left, right = middle.step(GREY, [0, 269, 3111, 269, 0, 0, 0])
+    assert 0 < left and 0 < right
+    assert middle.step(GREY, [0, 208, 3767, 208, 0, 0, 0]) == (0, 0)
+    # The robot the light holds says it too (for the light), but does not run the red: only the
+    # one right in front of the ambulance does (a whole queue that ran it met the siding's robots).
+    head = _queued_at_a_light(4, priority_behind_code(3), held=True)
+    assert priority_behind_code(4) in _sent(head)
+    assert head.stopped_by_light and head.step(GREY, CLEAR) == (0, 0)
+    # Heard from the lane beside, the news is not for it.
+    beside = _improved(5)
+    beside.on_comm(priority_behind_code(3), DIAGONALLY_BEHIND)
+    assert beside.right_of_way.priority_passed_on is None
+    # Without an ambulance nothing of it is said.
+    plain = _queued_at_a_light(6, announce_code(Role.ROAD, 9))
+    assert _sent(plain) == {announce_code(Role.INSIDE, 6), waiting_code(6)}
+    assert not plain.right_of_way.closes_up_for_priority()
+
+
+def test_the_ambulance_closes_up_at_a_barcodes_trigger_too():
+    """Priority seed 3: on the trigger of X1's code, 23 cm behind a robot held at X1's south
+    arm (front 1400), it waited at the usual threshold and was not heard for 39 s."""
+    ambulance, car = _improved(1, kind='priority'), _improved(2)
+    for c in (ambulance, car):
+        c.on_comm(announce_code(Role.ROAD, 9), FRONT)
+        assert c._front_limit() == (3700 if c is ambulance else c.params.obs_threshold)
+    assert _improved(1, kind='priority')._front_limit() == ControllerParams().obs_threshold  # nobody heard
 
 
 def _blocked(robot, steps, hear=()):

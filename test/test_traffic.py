@@ -273,6 +273,29 @@ def test_siding_lane_obeys_the_opposite_codes_with_the_stop_frozen():
     assert not c.stopped_by_light and c.light_context() is None
 
 
+def test_a_siding_robot_let_go_by_its_green_clears_the_merge_in_the_all_red_after_it():
+    """Improved rules. Stopped by that all red in the siding's exit curve (17-21 cm before the
+    merge), it stood in the road robots' way: they see it at their front right (3053)."""
+    def leaving(rules):
+        c = RoadController(ControllerParams(traffic_rules=rules, robot_id=3))
+        c.action, c.counter_continue, c.current_node = None, 0, 2
+        c.light_lane, c.state = 'siding', State.ROAD
+        return c
+    released = leaving('improved')
+    released.on_comm(2 + STOP)          # the siding's green
+    released.on_comm(2 + ALL_STOP)      # the all red after it: for this robot to clear
+    assert not released.stopped_by_light
+    released.on_comm(2 + GO)            # the road's green: the siding is held again
+    assert released.stopped_by_light
+    unreleased = leaving('improved')    # heard no go since it left the stop
+    unreleased.on_comm(2 + ALL_STOP)
+    assert unreleased.stopped_by_light
+    report = leaving('report')          # the report's robots stop on every red
+    report.on_comm(2 + STOP)
+    report.on_comm(2 + ALL_STOP)
+    assert report.stopped_by_light
+
+
 def test_never_stopped_while_crossing_and_not_before_the_location():
     c = _at_location(state=State.CONTINUE)
     c.on_comm(2 + STOP)
@@ -405,6 +428,9 @@ def test_final_traffic_scenario_wires_lights_in_both_runtimes():
     extension = {s.namespace: s.parameters['clearance_extension'] for s in lights}
     assert {v for k, v in extension.items() if k.startswith('/light_X1')} == {0.0}
     assert {v for k, v in extension.items() if not k.startswith('/light_X1')} == {10.0}
+    preemption = {s.namespace: s.parameters['priority_preemption'] for s in lights}
+    assert {v for k, v in preemption.items() if k.startswith('/light_X1')} == {0.0}
+    assert {v for k, v in preemption.items() if not k.startswith('/light_X1')} == {30.0}
     assert sc.controller['avoidance'] == 'v2' and sc.ir is not None
     assert sc.controller['light_timeout'] == 100  # no robot held for good at the edge of a light's range
 
@@ -424,7 +450,8 @@ def test_light_settings_are_checked(tmp_path):
     for bad, message in (({'at': ['R1']}, "no light place at 'R1'"), ({'green': -1.0}, 'green must be'),
                          ({'battery': {'decay': 'yes'}}, 'decay'), ({'overrides': {'light_X': {}}}, "no light 'light_X'"),
                          ({'colour': 'red'}, "unknown field 'colour'"),
-                         ({'clearance_extension': 90.0}, 'clearance_extension must be in')):
+                         ({'clearance_extension': 90.0}, 'clearance_extension must be in'),
+                         ({'priority_preemption': -1.0}, 'priority_preemption must be in')):
         with pytest.raises(ScenarioError, match=message):
             load_scenario(_scenario(tmp_path, lights=bad))
     path = _scenario(tmp_path, lights={})
@@ -470,13 +497,14 @@ def _exit_run(tmp_path, lights: bool):
     return probe, events
 
 
-def test_a_crossroad_light_is_never_actuated(tmp_path):
+@pytest.mark.parametrize('key', ['clearance_extension', 'priority_preemption'])
+def test_a_crossroad_light_is_never_actuated(tmp_path, key):
     data = yaml.safe_load((config_dir() / 'scenarios' / 'final_traffic.yaml').read_text())
     data['map'] = str(config_dir() / 'maps' / 'final.yaml')
-    data['lights']['overrides'] = {'light_X1_0': {'clearance_extension': 5.0}}
+    data['lights']['overrides'] = {'light_X1_0': {key: 5.0}}
     path = tmp_path / 'x.yaml'
     path.write_text(yaml.safe_dump(data))
-    with pytest.raises(ScenarioError, match=r"overrides\.light_X1_0\.clearance_extension.*only a location's light"):
+    with pytest.raises(ScenarioError, match=rf"overrides\.light_X1_0\.{key}.*only a location's light"):
         load_scenario(path)
 
 

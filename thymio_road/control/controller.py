@@ -120,7 +120,8 @@ class ControllerParams:
     #: driving after the stop in a location during which the robot still obeys the location's
     #: light as a robot leaving the siding: 40 counts at the lowest speed are 19 cm, from the
     #: stop (41 cm before the merge) to 22 cm before it, where the lanes come closer than a
-    #: Thymio's width. From there it has started merging and, like a robot crossing, ignores
+    #: Thymio's width (counted in ROAD only, they end 13.8-25.5 cm before it, median 14.8, in
+    #: 10 robots seed 2). From there it has started merging and, like a robot crossing, ignores
     #: the light (docs/traffic.md).
     obey_lights: bool = True
     light_timeout: int = 0
@@ -800,17 +801,22 @@ class RoadController:
 
     def _blocked_crossing(self, prox: list[int]) -> bool:
         """Crossing blind (CONTINUE) on a roundabout's ring past an entry or exit, or in the
-        crossroad, stopped by a robot it cannot hear that stands at its front right only (the
+        crossroad, stopped by a robot it cannot hear, or one that says it cannot back (it asks
+        the robot behind it to back up), that stands at its front right only (the
         centre-right sensor beyond obs_threshold, centre and centre-left below): one that came
         in from the right, which the robot turns towards (rings and X1's circle turn left; a ring
         robot that drove on came closer to it, 1300 to 3600). The IR cones leave that robot
         unheard, and it cannot back: the ambulance never does, an entering robot often has a
         queue behind it. It held ring robots 30 s and more at R2 (72 s, 15 robots seed 2), and the
-        ambulance, which passes reds, 30 s at R2 and 33 s at X1 (priority seeds 4 and 5)."""
+        ambulance, which passes reds, 30 s at R2 and 33 s at X1 (priority seeds 4 and 5). An
+        entering robot at R2's south-east entry, asked by the ring robot to make way, backed
+        into the next one and asked it to back up, which did not hear it (the entering robot
+        stood at its front right): the three stood 113 s (15 robots seeds 2 and 6 of a table)."""
         p, row = self.params, self.right_of_way
         where = self.action is Action.CROSSROAD or (self.action is Action.ROUNDABOUT and self.counter_continue >= 2)
         return (row is not None and self.state is State.CONTINUE and where
-                and max(prox[1], prox[2]) <= p.obs_threshold < prox[3] and row.ahead() is None)
+                and max(prox[1], prox[2]) <= p.obs_threshold < prox[3]
+                and (row.ahead() is None or row.ahead_cannot_back is not None))
 
     def _facing_light(self) -> bool:
         """The robot has stood `facing_light_count` events stopped by an obstacle that is no

@@ -161,6 +161,9 @@ class RightOfWay:
         self.asked_back: int | None = None
         #: Events since a robot behind last said a priority vehicle waits behind it (None: not lately).
         self.priority_passed_on: int | None = None
+        #: Events since a robot in front last asked another to back up: it makes way and cannot
+        #: back (None: not lately).
+        self.ahead_cannot_back: int | None = None
         self._events = 0
 
     def hear(self, code: int, intensities: Sequence[int] | None) -> bool:
@@ -184,8 +187,11 @@ class RightOfWay:
                     self.priority_passed_on = 0
             return True
         if BACK_UP <= code <= BACK_UP + MAX_ID:
-            if code - BACK_UP == self.robot_id and front > 0:
-                self.asked_back = 0
+            if front > 0:
+                if code - BACK_UP == self.robot_id:
+                    self.asked_back = 0
+                else:
+                    self.ahead_cannot_back = 0
             return True
         return False
 
@@ -200,6 +206,7 @@ class RightOfWay:
         self.waiting_ahead = _aged(self.waiting_ahead)
         self.asked_back = _aged(self.asked_back)
         self.priority_passed_on = _aged(self.priority_passed_on)
+        self.ahead_cannot_back = _aged(self.ahead_cannot_back)
         self.blocked = self.blocked + 1 if obstructed else 0
 
     def ahead(self) -> int | None:
