@@ -614,6 +614,23 @@ def test_a_blind_crossing_stopped_by_a_silent_robot_at_its_front_right_makes_way
     assert made == [{'for': 0, 'reason': 'crossing', 'role': 'inside'}]
 
 
+def test_a_blind_crossing_makes_way_after_5_s_for_a_robot_at_its_front_right_that_cannot_back():
+    """15 robots seeds 2 and 6 at R2's south-east entry: the entering robot, asked by the ring
+    robot to make way, backed into the next one and asked it to back up; that one did not hear
+    it, and the three stood 113 s. The ring robot hears the entering robot say "back up" to
+    another: it is the one that can free the way."""
+    ring = _crossing_ring(14, 12)
+    for _ in range(10):
+        ring.step(GREY, CLEAR)
+    stuck = [0, 0, 0, 1840, 2110, 0, 0]
+    for _ in range(ring.params.crossing_give_up_count + 2):
+        ring.on_comm(announce_code(Role.ENTERING, 4), [0, 0, 0, 3343, 0, 0, 0])
+        ring.on_comm(back_up_code(7), [0, 0, 0, 3343, 0, 0, 0])
+        ring.step(GREY, stuck)
+    made = [e.data for e in ring.drain_events() if e.kind == 'make_way']
+    assert made == [{'for': 0, 'reason': 'crossing', 'role': 'inside'}]
+
+
 @pytest.mark.parametrize('why', ['ahead', 'heard', 'own entry'])
 def test_the_ring_rule_waits_the_usual_30_s_for_a_robot_ahead_heard_or_at_its_own_entry(why):
     c = _crossing_ring(10, 1 if why == 'own entry' else 4)

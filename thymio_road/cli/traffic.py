@@ -94,9 +94,9 @@ def cmd_priority(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print('| seed | robots | alone (s) | in traffic (s) | ratio |\n|---|---|---|---|---|')
+    print('| seed | robots | alone (s) | in traffic (s) | ratio | pre-emptions |\n|---|---|---|---|---|---|')
     for r in rows:
-        print(f"| {r['seed']} | {r['robots']} | {r['alone_s']} | {r['traffic_s']} | {r['ratio']} |")
+        print(f"| {r['seed']} | {r['robots']} | {r['alone_s']} | {r['traffic_s']} | {r['ratio']} | {r['preemptions']} |")
     return 0
 
 

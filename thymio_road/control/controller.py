@@ -353,8 +353,10 @@ class RoadController:
         self._trail: deque[tuple[int, int]] = deque(maxlen=TRAIL_MAKE_WAYS * self.params.make_way_count)
         self._retrace: list[tuple[int, int]] = []
         self._suppress = 0
-        #: Driving events left in a branching link's merge (link_merge_count).
+        #: Driving events left in a branching link's merge (link_merge_count), and whether they
+        #: are a branching's (whose two links cross each other) rather than a siding's.
         self._link_merge = 0
+        self._on_link = False
         # Recovery from both sides (recovery 'both'): the changes between successive follow
         # readings in ROAD (and their sum), the last reading, the U-turn under way.
         self._follow_steps: deque[int] = deque(maxlen=self.params.wrong_way_window - 1)
@@ -705,7 +707,7 @@ class RoadController:
                     self._leave_intersection()
         elif self.counter > p.exit_count:
             if self.improved and self.action is Action.BRANCHING:
-                self._link_merge = p.link_merge_count
+                self._link_merge, self._on_link = p.link_merge_count, True
             self._leave_intersection()
 
     def _deliver(self) -> None:
@@ -801,7 +803,7 @@ class RoadController:
 
     def _blocked_crossing(self, prox: list[int]) -> bool:
         """Crossing blind (CONTINUE) on a roundabout's ring past an entry or exit, or in the
-        crossroad, stopped by a robot it cannot hear, or one that says it cannot back (it asks
+        crossroad, or driving a branching's link (below), stopped by a robot it cannot hear, or one that says it cannot back (it asks
         the robot behind it to back up), that stands at its front right only (the
         centre-right sensor beyond obs_threshold, centre and centre-left below): one that came
         in from the right, which the robot turns towards (rings and X1's circle turn left; a ring
@@ -814,7 +816,15 @@ class RoadController:
         stood at its front right): the three stood 113 s (15 robots seeds 2 and 6 of a table)."""
         p, row = self.params, self.right_of_way
         where = self.action is Action.CROSSROAD or (self.action is Action.ROUNDABOUT and self.counter_continue >= 2)
-        return (row is not None and self.state is State.CONTINUE and where
+        crossing = self.state is State.CONTINUE and where
+        # A branching's two links cross each other, unmanaged: a robot leaving by one met a robot
+        # coming up the other at the crossing, at its front right, and neither heard the other
+        # (15 robots seed 8 at B1: 47 s, then contacts); one that heard it could not back, with
+        # a robot behind it on the road (10 robots seed 2: 48 s, then it drove the road the
+        # wrong way round). Tables of this session with the siding's all-red rule.
+        on_link = ((self.state is State.EXIT and self.action is Action.BRANCHING)
+                   or (self.state is State.ROAD and self._on_link and self._link_merge > 0))
+        return (row is not None and (crossing or on_link)
                 and max(prox[1], prox[2]) <= p.obs_threshold < prox[3]
                 and (row.ahead() is None or row.ahead_cannot_back is not None))
 
@@ -990,7 +1000,7 @@ class RoadController:
                     # Still merging: 22 cm before the merge, a road robot beside it is seen on
                     # the front-left sensor only (10 robots seed 9 at L3: 3937 and rising, and
                     # it drove into it).
-                    self._link_merge = self.params.link_merge_count
+                    self._link_merge, self._on_link = self.params.link_merge_count, False
         return self.stopped_by_light
 
     def _gain(self) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from thymio_road.nodes.traffic_light_node import TrafficLightNode
 from thymio_road.runtime.run import Graph
 from thymio_road.scenario import load_scenario
 
@@ -28,6 +29,8 @@ class Trip:
     robots: int
     #: Simulated seconds to the mission's last arrival; None when it did not arrive in time.
     time: float | None
+    #: Times the location lights changed their order for it (control/traffic_light.py).
+    preemptions: int = 0
 
 
 def trip(scenario: str, robots: int, seed: int, limit: float) -> Trip:
@@ -49,7 +52,8 @@ def trip(scenario: str, robots: int, seed: int, limit: float) -> Trip:
         graph.run(limit, check=check)
     except _Arrived:
         pass
-    return Trip(seed, len(sc.robots), arrived[0] if arrived else None)
+    lights = [node.core for node in graph.nodes.values() if isinstance(node, TrafficLightNode)]
+    return Trip(seed, len(sc.robots), arrived[0] if arrived else None, sum(light.preemptions for light in lights))
 
 
 def experiment(scenario: str = 'priority', seeds: tuple[int, ...] = (1, 2, 3, 4, 5), robots: int | None = None,
@@ -65,5 +69,5 @@ def experiment(scenario: str = 'priority', seeds: tuple[int, ...] = (1, 2, 3, 4,
             on_trip(busy)
         ratio = busy.time / alone.time if alone.time and busy.time else None
         rows.append({'seed': seed, 'robots': busy.robots, 'alone_s': alone.time, 'traffic_s': busy.time,
-                     'ratio': None if ratio is None else round(ratio, 3)})
+                     'ratio': None if ratio is None else round(ratio, 3), 'preemptions': busy.preemptions})
     return rows
