@@ -614,21 +614,57 @@ def test_a_blind_crossing_stopped_by_a_silent_robot_at_its_front_right_makes_way
     assert made == [{'for': 0, 'reason': 'crossing', 'role': 'inside'}]
 
 
-def test_a_blind_crossing_makes_way_after_5_s_for_a_robot_at_its_front_right_that_cannot_back():
-    """15 robots seeds 2 and 6 at R2's south-east entry: the entering robot, asked by the ring
-    robot to make way, backed into the next one and asked it to back up; that one did not hear
-    it, and the three stood 113 s. The ring robot hears the entering robot say "back up" to
-    another: it is the one that can free the way."""
-    ring = _crossing_ring(14, 12)
+@pytest.mark.parametrize('where', ['ring', 'link', 'ambulance'])
+def test_a_robot_blocked_by_one_that_cannot_back_backs_itself_after_5_s(where):
+    """The robot in front makes way for this one, but asks the robot behind it to back up, which
+    does not hear it: 113 s at R2's south-east entry (15 robots seeds 2 and 6: the ring robot
+    crossing the entry, the entering robot with the next one behind it); 48 s at B1, and then a
+    wrong-way drive (10 robots seed 2: two robots on the crossing links)."""
+    if where == 'ring':
+        c = _crossing_ring(14, 12)
+    else:
+        c = _improved(2, kind='priority' if where == 'ambulance' else 'car')
+        c.action = Action.BRANCHING
+        c._set_state(State.EXIT)
     for _ in range(10):
-        ring.step(GREY, CLEAR)
-    stuck = [0, 0, 0, 1840, 2110, 0, 0]
-    for _ in range(ring.params.crossing_give_up_count + 2):
-        ring.on_comm(announce_code(Role.ENTERING, 4), [0, 0, 0, 3343, 0, 0, 0])
-        ring.on_comm(back_up_code(7), [0, 0, 0, 3343, 0, 0, 0])
-        ring.step(GREY, stuck)
-    made = [e.data for e in ring.drain_events() if e.kind == 'make_way']
-    assert made == [{'for': 0, 'reason': 'crossing', 'role': 'inside'}]
+        c.step(GREY, CLEAR)
+    facing = [0, 0, 3300, 2900, 0, 0, 0]
+    for _ in range(c.params.crossing_give_up_count + 2):
+        c.on_comm(announce_code(Role.ENTERING if where == 'ring' else Role.ROAD, 5), facing)
+        c.on_comm(back_up_code(8), facing)  # to the robot behind it
+        c.step(GREY, facing)
+    made = [e.data for e in c.drain_events() if e.kind == 'make_way']
+    if where == 'ambulance':
+        assert made == []  # a priority vehicle never gives up its way
+    else:
+        assert made == [{'for': 5, 'reason': 'cannot_back', 'role': c.role().name.lower()}]
+
+
+@pytest.mark.parametrize('where', ['exit', 'link'])
+def test_on_a_branchings_link_a_silent_robot_at_the_front_right_is_given_way_after_5_s(where):
+    """B1's links cross each other: leaving by one, a robot met one coming up the other at its
+    front right, neither heard the other, and they stood 47 s (15 robots seed 8)."""
+    c = _improved(6)
+    c.action = Action.BRANCHING
+    c._set_state(State.EXIT)
+    if where == 'link':
+        c.counter = c.params.exit_count
+        c.step(GREY, CLEAR)
+        assert c.state is State.ROAD
+    for _ in range(10):
+        c.step(GREY, CLEAR)
+    at_the_crossing = [0, 0, 0, 3400, 4200, 0, 0]
+    for _ in range(c.params.crossing_give_up_count + 2):
+        c.step(GREY, at_the_crossing)
+    assert [e.data['reason'] for e in c.drain_events() if e.kind == 'make_way'] == ['crossing']
+    # Past the link's merge it is on the road again: the usual 30 s.
+    c = _improved(6)
+    _leaving_by_the_link(c)
+    for _ in range(c.params.link_merge_count + 10):
+        c.step(GREY, CLEAR)
+    for _ in range(c.params.crossing_give_up_count + 2):
+        c.step(GREY, at_the_crossing)
+    assert 'make_way' not in [e.kind for e in c.drain_events()]
 
 
 @pytest.mark.parametrize('why', ['ahead', 'heard', 'own entry'])

@@ -780,6 +780,15 @@ class RoadController:
             other, reason = row.ahead() or 0, 'gave_up'
         elif other is None and row.blocked >= p.crossing_give_up_count and self._blocked_crossing(prox):
             other, reason = 0, 'crossing'
+        elif (other is None and role is not Role.PRIORITY and row.blocked >= p.crossing_give_up_count
+              and row.ahead_cannot_back is not None):
+            # The robot in front makes way for this one but cannot back (it asks the robot
+            # behind it to back up, which does not hear it): this one backs instead. At R2's
+            # south-east entry an entering robot, asked by a ring robot, backed into the next
+            # one, and the three stood 113 s (15 robots seeds 2 and 6); at B1 a robot leaving by
+            # one link, asked by one coming up the other, stood 48 s with a robot behind it,
+            # and then drove the road the wrong way round (10 robots seed 2).
+            other, reason = row.ahead() or 0, 'cannot_back'
         if other is not None and self.state in (State.ROAD, State.ACTION, State.EXIT, State.CONTINUE, State.READ):
             self._start_making_way(other, reason, role)
             return self._right_of_way_step(follow, prox)
@@ -803,30 +812,24 @@ class RoadController:
 
     def _blocked_crossing(self, prox: list[int]) -> bool:
         """Crossing blind (CONTINUE) on a roundabout's ring past an entry or exit, or in the
-        crossroad, or driving a branching's link (below), stopped by a robot it cannot hear, or one that says it cannot back (it asks
-        the robot behind it to back up), that stands at its front right only (the
+        crossroad, or driving a branching's link (below), stopped by a robot it cannot hear that
+        stands at its front right only (the
         centre-right sensor beyond obs_threshold, centre and centre-left below): one that came
         in from the right, which the robot turns towards (rings and X1's circle turn left; a ring
         robot that drove on came closer to it, 1300 to 3600). The IR cones leave that robot
         unheard, and it cannot back: the ambulance never does, an entering robot often has a
         queue behind it. It held ring robots 30 s and more at R2 (72 s, 15 robots seed 2), and the
-        ambulance, which passes reds, 30 s at R2 and 33 s at X1 (priority seeds 4 and 5). An
-        entering robot at R2's south-east entry, asked by the ring robot to make way, backed
-        into the next one and asked it to back up, which did not hear it (the entering robot
-        stood at its front right): the three stood 113 s (15 robots seeds 2 and 6 of a table)."""
+        ambulance, which passes reds, 30 s at R2 and 33 s at X1 (priority seeds 4 and 5)."""
         p, row = self.params, self.right_of_way
         where = self.action is Action.CROSSROAD or (self.action is Action.ROUNDABOUT and self.counter_continue >= 2)
         crossing = self.state is State.CONTINUE and where
         # A branching's two links cross each other, unmanaged: a robot leaving by one met a robot
         # coming up the other at the crossing, at its front right, and neither heard the other
-        # (15 robots seed 8 at B1: 47 s, then contacts); one that heard it could not back, with
-        # a robot behind it on the road (10 robots seed 2: 48 s, then it drove the road the
-        # wrong way round). Tables of this session with the siding's all-red rule.
+        # (15 robots seed 8 at B1: 47 s, then contacts).
         on_link = ((self.state is State.EXIT and self.action is Action.BRANCHING)
                    or (self.state is State.ROAD and self._on_link and self._link_merge > 0))
         return (row is not None and (crossing or on_link)
-                and max(prox[1], prox[2]) <= p.obs_threshold < prox[3]
-                and (row.ahead() is None or row.ahead_cannot_back is not None))
+                and max(prox[1], prox[2]) <= p.obs_threshold < prox[3] and row.ahead() is None)
 
     def _facing_light(self) -> bool:
         """The robot has stood `facing_light_count` events stopped by an obstacle that is no

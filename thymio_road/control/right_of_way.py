@@ -15,7 +15,8 @@ Each robot sends, by proximity communication (0.1 s period, as the lights), who 
 - ``WAITING + id`` (512..575), every other period instead, while it waits in a queue at a light:
   held by the light itself, or blocked behind a robot that says it waits;
 - ``BACK_UP + id`` (576..639), every other period instead, while it makes way but cannot back
-  because a robot stands close behind it: the id of the robot it hears strongest behind;
+  because a robot stands close behind it: the id of the robot it hears strongest behind, or 0
+  when it hears none (then it only says that it cannot back);
 - ``PRIORITY_BEHIND + id`` (640..703), its own id, instead of "waiting" while a priority vehicle
   is behind it: heard on its rear sensors, or passed on by the robot behind it, which says this
   code too ("I wait at a light, and an ambulance waits behind me").
@@ -34,6 +35,9 @@ The rules, which cannot leave two robots waiting for each other:
   a queue behind a robot that must make way backs with it. At R2's entries an entering robot
   asked to make way by a ring robot could not back, with the next robot 17 cm behind it, and the
   three stood 63 and 116 s (15 robots seeds 1 and 6);
+- a robot blocked 5 s (``crossing_give_up_count``) by a robot in front that says "back up" to
+  another, or to nobody, makes way itself (a priority vehicle excepted): the robot in front
+  makes way for it but cannot back (the controller's ``cannot_back``);
 - a robot blocked for ``give_up_count`` events without being helped makes way itself (the other
   may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways);
   a priority vehicle never does. In a queue at a light (it hears a waiting robot in front, or
@@ -229,9 +233,11 @@ class RightOfWay:
         behind" when a priority vehicle waits behind), or else "blocked by" (asking the robot
         ahead to make way)."""
         if self._events % 2:
-            robot = self.behind() if backing_blocked else None
-            if robot is not None:
-                return back_up_code(robot)
+            if backing_blocked:
+                # To the robot heard behind; to nobody (0) when none is heard, so that the robot
+                # in front still learns that this one cannot back (10 robots seed 2 at B1: the
+                # robot behind stood beyond the rear receivers' 15.5 cm).
+                return back_up_code(self.behind() or 0)
             if self.in_light_queue(held_by_light):
                 if self.priority_behind() or self.priority_passed_on is not None:
                     return priority_behind_code(self.robot_id)

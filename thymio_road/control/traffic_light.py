@@ -16,13 +16,14 @@ light heard it over its last 5 s there.
 Pre-emption for a priority vehicle (:class:`Timing`'s ``priority_preemption``, location
 lights only; report §11, "priority vehicles such as ambulance"): a queue at the light passes
 "priority behind" forward to the robot the light holds, which says it to the light
-(:mod:`thymio_road.control.right_of_way`). The light then ends the other lane's green at once
-(its all red still runs, extension included, for the robots that lane let go), opens the queue's
-lane, reopens it without an all red when it has just closed it (no robot of the other lane has
-been let go since), and holds its green while the news keeps coming, by at most
-``priority_preemption`` s. Without it the ambulance waited in the road lane's queues behind
-robots the light held, 68 s at L1 in priority seed 1: the robot right in front of it drove on,
-but the one the light held did not hear the ambulance two robots back.
+(:mod:`thymio_road.control.right_of_way`); the light knows that robot's lane by the role it
+announces. It then ends the other lane's green at once (its all red still runs, extension
+included, for the robots that lane let go), reopens the queue's lane without an all red when it
+has just closed it (no robot of the other lane has been let go since), and holds its green while
+the news keeps coming. It changes its order for one lane for at most ``priority_preemption`` s,
+and only again once the other lane has had a whole green: without that limit L1's light gave the
+road lane green again and again while a siding robot it held stood in the road robots' way, and
+the ambulance never arrived (priority seed 5).
 
 The battery (:class:`Battery`): the report saw the lights' range shrink as their batteries ran
 down (§9) but gives no figures. The law here is a chosen one: the IR intensity follows the charge,
