@@ -813,9 +813,8 @@ class RoadController:
     def _blocked_crossing(self, prox: list[int]) -> bool:
         """Crossing blind (CONTINUE) on a roundabout's ring past an entry or exit, or in the
         crossroad, or driving a branching's link (below), stopped by a robot it cannot hear that
-        stands at its front right only (the
-        centre-right sensor beyond obs_threshold, centre and centre-left below): one that came
-        in from the right, which the robot turns towards (rings and X1's circle turn left; a ring
+        stands at its front right only (the centre-right sensor beyond obs_threshold, centre and
+        centre-left below): one that came in from the right, which the robot turns towards (rings and X1's circle turn left; a ring
         robot that drove on came closer to it, 1300 to 3600). The IR cones leave that robot
         unheard, and it cannot back: the ambulance never does, an entering robot often has a
         queue behind it. It held ring robots 30 s and more at R2 (72 s, 15 robots seed 2), and the
@@ -915,7 +914,8 @@ class RoadController:
                 # which is there for it. Stopped by it, it stood in the siding's exit curve,
                 # 17-21 cm before the merge, where a road robot sees it at its front right
                 # (3053) and stops: the road lane stood until the siding's next green (3 of 25
-                # holds in 10 robots seed 2; 36 and 44 s at L1 in priority seed 1).
+                # holds in 10 robots seed 2; at L1 in priority seed 1 the road robots in front of
+                # the ambulance stood 30 and 44 s).
                 stop = False
         if stop and self._priority_behind():
             stop = False  # give way to the priority vehicle behind: the light's stop does not hold

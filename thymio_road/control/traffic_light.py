@@ -76,8 +76,9 @@ class Timing:
     #: Actuation (location lights): the most an all red is extended while the light hears a
     #: robot of the lane it closed still driving (0: fixed time).
     clearance_extension: float = 0.0
-    #: Pre-emption (location lights): the most a lane's green is held while the light hears that
-    #: a priority vehicle waits in its queue (0: no pre-emption).
+    #: Pre-emption (location lights): the longest the light changes its order for one lane (ends
+    #: the other's green, reopens or holds this one's) while it hears that a priority vehicle
+    #: waits in that lane's queue; then the other lane has a whole green (0: no pre-emption).
     priority_preemption: float = 0.0
 
     def __post_init__(self) -> None:
