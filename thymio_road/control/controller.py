@@ -647,8 +647,9 @@ class RoadController:
         """Improved rules: a priority vehicle behind a robot it hears, or a robot in a queue at a
         light that passes its news on, drives up to `priority_close_threshold`."""
         row = self.right_of_way
-        return row is not None and row.ahead() is not None and (
-            self.params.kind == 'priority' or row.closes_up_for_priority())
+        if row is None:
+            return False
+        return row.ahead() is not None if self.params.kind == 'priority' else row.closes_up_for_priority()
 
     def _front_limit(self) -> int:
         """The front reading at which a reading pauses, or a robot waits at a barcode's trigger.
@@ -814,11 +815,12 @@ class RoadController:
         """Crossing blind (CONTINUE) on a roundabout's ring past an entry or exit, or in the
         crossroad, or driving a branching's link (below), stopped by a robot it cannot hear that
         stands at its front right only (the centre-right sensor beyond obs_threshold, centre and
-        centre-left below): one that came in from the right, which the robot turns towards (rings and X1's circle turn left; a ring
-        robot that drove on came closer to it, 1300 to 3600). The IR cones leave that robot
-        unheard, and it cannot back: the ambulance never does, an entering robot often has a
-        queue behind it. It held ring robots 30 s and more at R2 (72 s, 15 robots seed 2), and the
-        ambulance, which passes reds, 30 s at R2 and 33 s at X1 (priority seeds 4 and 5)."""
+        centre-left below): one that came in from the right, which the robot turns towards
+        (rings and X1's circle turn left; a ring robot that drove on came closer to it, 1300 to
+        3600). The IR cones leave that robot unheard, and it cannot back: the ambulance never
+        does, an entering robot often has a queue behind it. It held ring robots 30 s and more at
+        R2 (72 s, 15 robots seed 2), and the ambulance, which passes reds, 30 s at R2 and 33 s at
+        X1 (priority seeds 4 and 5)."""
         p, row = self.params, self.right_of_way
         where = self.action is Action.CROSSROAD or (self.action is Action.ROUNDABOUT and self.counter_continue >= 2)
         crossing = self.state is State.CONTINUE and where

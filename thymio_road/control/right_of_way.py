@@ -262,8 +262,9 @@ class RightOfWay:
     def closes_up_for_priority(self) -> bool:
         """In a queue at a light, with a priority vehicle behind (heard, or passed on): close up on
         the robot in front, so that it hears the news."""
-        return (self.waiting_ahead is not None and self.ahead() is not None
-                and (self.priority_behind() or self.priority_passed_on is not None))
+        return (self.waiting_ahead is not None
+                and (self.priority_passed_on is not None or self.priority_behind())
+                and self.ahead() is not None)
 
     def must_make_way(self, role: Role) -> int | None:
         """The robot in front, when it outranks this one and says this one blocks it, or None."""
