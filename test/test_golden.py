@@ -1,0 +1,101 @@
+"""Golden digests: short runs whose robots' every decision is pinned, so that a refactor of the
+controller or the simulator is proven to leave behaviour unchanged (issue #26).
+
+Each case runs a shipped scenario for 120 simulated seconds in the embedded runtime and hashes,
+per robot, the wheel commands its controller returned at every step and the events it logged
+(`controller/events`), and, for the whole world, the ground-truth poses sampled every 0.1 s. A
+change that moves any robot by a bit, or changes one decision, changes a digest.
+
+Events of kind ``mode`` (the controller's explicit modes, added by the refactor so that analysis
+sees them) are left out of the event digest: they report behaviour, they are not behaviour.
+
+To re-pin after a deliberate change of behaviour (say why in the commit):
+``python test/test_golden.py --update``; without ``--update`` it only prints the digests.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from thymio_road.runtime.run import Graph  # noqa: E402
+from thymio_road.scenario import load_scenario  # noqa: E402
+
+DURATION = 120.0
+#: Event kinds that describe rather than decide (see the module docstring).
+DESCRIPTIVE_EVENTS = frozenset({'mode'})
+
+#: name -> (scenario, seed, robots, controller overrides)
+CASES = {
+    'final_traffic_seed1': ('final_traffic', 1, None, None),
+    'final_traffic_seed2': ('final_traffic', 2, 15, None),
+    'priority_seed1': ('priority', 1, None, None),
+    'final_traffic_report_rules': ('final_traffic', 3, None, {'traffic_rules': 'report', 'recovery': 'report'}),
+    'final_report': ('final', 0, 4, None),
+}
+#: The pinned digests, written by ``python test/test_golden.py --update``.
+GOLDEN_FILE = Path(__file__).with_name('golden_digests.json')
+
+
+class _Tape:
+    """Hashes one controller's wheel commands and events as the run produces them."""
+
+    def __init__(self, core) -> None:
+        self.wheels = hashlib.sha256()
+        self.events = hashlib.sha256()
+        step, drain = core.step, core.drain_events
+
+        def recorded_step(ground, prox):
+            left, right = step(ground, prox)
+            self.wheels.update(struct.pack('<ii', left, right))
+            return left, right
+
+        def recorded_drain():
+            events = drain()
+            for event in events:
+                if event.kind not in DESCRIPTIVE_EVENTS:
+                    self.events.update(json.dumps([event.kind, event.data], sort_keys=True).encode())
+            return events
+
+        core.step, core.drain_events = recorded_step, recorded_drain
+
+
+def digests(case: str) -> dict[str, str]:
+    """The digests of one case: per robot `<name>.wheels` and `<name>.events`, and `poses`."""
+    scenario_name, seed, robots, controller = CASES[case]
+    scenario = load_scenario(scenario_name, robots=robots, seed=seed, duration=DURATION, controller=controller)
+    graph = Graph(scenario)
+    tapes = {robot.name: _Tape(graph.controller(robot.name).core) for robot in scenario.robots}
+    world = graph.world_node.world
+    poses = hashlib.sha256()
+    graph.executor.add_timer(100_000_000, lambda: poses.update(np.ascontiguousarray(world.poses).tobytes()))
+    graph.run(DURATION)
+    out = {'poses': poses.hexdigest()[:16]}
+    for name, tape in tapes.items():
+        out[f'{name}.wheels'] = tape.wheels.hexdigest()[:16]
+        out[f'{name}.events'] = tape.events.hexdigest()[:16]
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_a_run_is_unchanged_to_the_last_bit(case: str) -> None:
+    golden = json.loads(GOLDEN_FILE.read_text())[case]
+    now = digests(case)
+    changed = sorted(key for key in golden if now.get(key) != golden[key])
+    assert not changed and now.keys() == golden.keys(), f'{case}: changed {changed}'
+
+
+if __name__ == '__main__':
+    table = {name: digests(name) for name in CASES}
+    text = json.dumps(table, indent=1, sort_keys=True) + '\n'
+    if '--update' in sys.argv[1:]:
+        GOLDEN_FILE.write_text(text)
+    print(text, end='')
