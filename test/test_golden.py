@@ -1,9 +1,10 @@
 """Golden digests: short runs whose robots' every decision is pinned, so that a refactor of the
 controller or the simulator is proven to leave behaviour unchanged (issue #26).
 
-Each case runs a shipped scenario for 120 simulated seconds in the embedded runtime and hashes,
+Each case runs a shipped scenario for 120 simulated seconds (one for 600 s) in the embedded runtime and hashes,
 per robot, the wheel commands its controller returned at every step and the events it logged
-(`controller/events`), and, for the whole world, the ground-truth poses sampled every 0.1 s. A
+(`controller/events`), and, for the whole world, the ground-truth poses sampled every 0.1 s;
+the recovery experiment's trials are hashed as it reports them. A
 change that moves any robot by a bit, or changes one decision, changes a digest.
 
 Events of kind ``mode`` (the controller's explicit modes, added by the refactor so that analysis
@@ -39,7 +40,12 @@ CASES = {
     'priority_seed1': ('priority', 1, None, None),
     'final_traffic_report_rules': ('final_traffic', 3, None, {'traffic_rules': 'report', 'recovery': 'report'}),
     'final_report': ('final', 0, 4, None),
+    # Ten minutes: robots make way and hold (rare in two minutes).
+    'priority_seed1_600s': ('priority', 1, None, None, 600.0),
 }
+#: The recovery experiment (recovery 'both': the wrong-way test, the U-turn, the left spin):
+#: trials per side on the final map.
+RECOVERY_TRIALS = 6
 #: The pinned digests, written by ``python test/test_golden.py --update``.
 GOLDEN_FILE = Path(__file__).with_name('golden_digests.json')
 
@@ -69,14 +75,17 @@ class _Tape:
 
 def digests(case: str) -> dict[str, str]:
     """The digests of one case: per robot `<name>.wheels` and `<name>.events`, and `poses`."""
-    scenario_name, seed, robots, controller = CASES[case]
-    scenario = load_scenario(scenario_name, robots=robots, seed=seed, duration=DURATION, controller=controller)
+    if case == 'recovery_both':
+        return _recovery_digests()
+    scenario_name, seed, robots, controller, *rest = CASES[case]
+    duration = rest[0] if rest else DURATION
+    scenario = load_scenario(scenario_name, robots=robots, seed=seed, duration=duration, controller=controller)
     graph = Graph(scenario)
     tapes = {robot.name: _Tape(graph.controller(robot.name).core) for robot in scenario.robots}
     world = graph.world_node.world
     poses = hashlib.sha256()
     graph.executor.add_timer(100_000_000, lambda: poses.update(np.ascontiguousarray(world.poses).tobytes()))
-    graph.run(DURATION)
+    graph.run(duration)
     out = {'poses': poses.hexdigest()[:16]}
     for name, tape in tapes.items():
         out[f'{name}.wheels'] = tape.wheels.hexdigest()[:16]
@@ -84,8 +93,16 @@ def digests(case: str) -> dict[str, str]:
     return out
 
 
+def _recovery_digests() -> dict[str, str]:
+    from thymio_road.experiments.recovery import SIDES, experiment
+    from thymio_road.map.loader import load_map
+    from thymio_road.scenario import find_config
+    results = experiment(load_map(find_config('maps', 'final')), trials=RECOVERY_TRIALS, seed=1)
+    return {side: hashlib.sha256(repr(results[side]).encode()).hexdigest()[:16] for side in SIDES}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize('case', sorted(CASES))
+@pytest.mark.parametrize('case', sorted([*CASES, 'recovery_both']))
 def test_a_run_is_unchanged_to_the_last_bit(case: str) -> None:
     golden = json.loads(GOLDEN_FILE.read_text())[case]
     now = digests(case)
@@ -94,7 +111,7 @@ def test_a_run_is_unchanged_to_the_last_bit(case: str) -> None:
 
 
 if __name__ == '__main__':
-    table = {name: digests(name) for name in CASES}
+    table = {name: digests(name) for name in [*CASES, 'recovery_both']}
     text = json.dumps(table, indent=1, sort_keys=True) + '\n'
     if '--update' in sys.argv[1:]:
         GOLDEN_FILE.write_text(text)
