@@ -49,7 +49,9 @@ def test_stop_and_start_buttons_emit_state_events():
     c.start()
     assert c.state is State.ROAD
     events = c.drain_events()
-    assert [e.data['to'] for e in events] == ['STOP', 'ROAD']
+    assert [e.data['to'] for e in events if e.kind == 'state'] == ['STOP', 'ROAD']
+    # STOP by the button is told apart from a delivery or a light's hold by the mode.
+    assert [e.data['to'] for e in events if e.kind == 'mode'] == ['stopped', 'driving']
     assert c.drain_events() == []
 
 

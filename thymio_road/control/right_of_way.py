@@ -64,21 +64,21 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-BLOCKED_BY = 128
-ANNOUNCE = 256
-WAITING = 512
-BACK_UP = 576
-PRIORITY_BEHIND = 640
-MAX_ID = 63
+from thymio_road.control import messages
+from thymio_road.control.messages import MAX_ID
+
+BLOCKED_BY = messages.BLOCKED_BY.base
+ANNOUNCE = messages.ANNOUNCE.base
+WAITING = messages.WAITING.base
+BACK_UP = messages.BACK_UP.base
+PRIORITY_BEHIND = messages.PRIORITY_BEHIND.base
 #: Receivers 0-4 are the front sensors (Aseba order), 5-6 the rear ones.
 FRONT_SENSORS = 5
 #: Events a message stays fresh: robots send every event, so a robot heard 3 events ago is near.
 FRESH = 3
 #: A priority vehicle (or the news of one) heard at least this strongly on the rear sensors is
-#: right behind, in the same lane: closed up to about 15 cm, it reads 3700-3950 there. Heard from
-#: the lane beside, diagonally behind, it reads about 1450: a robot held in L1's siding drove on
-#: for the ambulance in the road lane, was stopped again in the siding's exit curve by the all
-#: red, and stood in the ambulance's way 25 s (priority seed 5).
+#: right behind, in the same lane: closed up to about 15 cm, it reads 3700-3950 there; heard from
+#: the lane beside, diagonally behind, about 1450 (docs/traffic.md, "Priority vehicle").
 PRIORITY_REAR = 3000
 
 
@@ -100,43 +100,46 @@ class Heard:
 
 
 def announce_code(role: Role, robot_id: int) -> int:
-    return ANNOUNCE + 64 * int(role) + robot_id
+    return messages.encode(messages.ANNOUNCE, messages.ID_SPAN * int(role) + robot_id)
 
 
 def blocked_code(robot_id: int) -> int:
-    return BLOCKED_BY + robot_id
+    return messages.encode(messages.BLOCKED_BY, robot_id)
 
 
 def waiting_code(robot_id: int) -> int:
-    return WAITING + robot_id
+    return messages.encode(messages.WAITING, robot_id)
 
 
 def back_up_code(robot_id: int) -> int:
-    return BACK_UP + robot_id
+    return messages.encode(messages.BACK_UP, robot_id)
 
 
 def priority_behind_code(robot_id: int) -> int:
-    return PRIORITY_BEHIND + robot_id
+    return messages.encode(messages.PRIORITY_BEHIND, robot_id)
 
 
 def announcement(code: int) -> tuple[int, int] | None:
     """A received value → (role, robot id) when it is a robot's announcement, else None."""
-    if ANNOUNCE <= code < ANNOUNCE + 4 * 64 and (code - ANNOUNCE) % 64:
-        return divmod(code - ANNOUNCE, 64)
-    return None
+    decoded = messages.decode(code)
+    if decoded is None or decoded[0] is not messages.ANNOUNCE or not decoded[1] % messages.ID_SPAN:
+        return None
+    return divmod(decoded[1], messages.ID_SPAN)
 
 
 def waiting_robot(code: int) -> int | None:
     """A received value → the id of the robot that says it waits at a light ("waiting", or
     "priority behind"), else None."""
-    if WAITING < code <= WAITING + MAX_ID:
-        return code - WAITING
-    return priority_behind_robot(code)
+    decoded = messages.decode(code)
+    if decoded is None or decoded[0] not in (messages.WAITING, messages.PRIORITY_BEHIND) or not decoded[1]:
+        return None
+    return decoded[1]
 
 
 def priority_behind_robot(code: int) -> int | None:
     """A received value → the id of the robot that says it waits with a priority vehicle behind it."""
-    return code - PRIORITY_BEHIND if PRIORITY_BEHIND < code <= PRIORITY_BEHIND + MAX_ID else None
+    decoded = messages.decode(code)
+    return decoded[1] if decoded is not None and decoded[0] is messages.PRIORITY_BEHIND and decoded[1] else None
 
 
 def outranks(role_a: int, id_a: int, role_b: int, id_b: int) -> bool:
@@ -172,32 +175,31 @@ class RightOfWay:
 
     def hear(self, code: int, intensities: Sequence[int] | None) -> bool:
         """A received value; True when it was a robot's (so not for the lights)."""
+        decoded = messages.decode(code)
+        if decoded is None:
+            return False
+        kind, value = decoded
         values = [int(v) for v in intensities] if intensities is not None and len(intensities) else [1] * 7
         front, rear = max(values[:FRONT_SENSORS], default=0), max(values[FRONT_SENSORS:], default=0)
-        if ANNOUNCE <= code < ANNOUNCE + 4 * 64:
-            heard = announcement(code)
-            if heard is not None and heard[1] != self.robot_id:
-                self.heard[heard[1]] = Heard(heard[0], front, rear)
-            return True
-        if BLOCKED_BY <= code <= BLOCKED_BY + MAX_ID:
-            if code - BLOCKED_BY == self.robot_id and front > 0:
+        if kind is messages.ANNOUNCE:
+            role, robot = divmod(value, messages.ID_SPAN)
+            if robot and robot != self.robot_id:
+                self.heard[robot] = Heard(role, front, rear)
+        elif kind is messages.BLOCKED_BY:
+            if value == self.robot_id and front > 0:
                 self.blocking = 0
-            return True
-        if WAITING <= code <= WAITING + MAX_ID or PRIORITY_BEHIND <= code <= PRIORITY_BEHIND + MAX_ID:
-            if waiting_robot(code) not in (None, self.robot_id):
-                if front > 0:
-                    self.waiting_ahead = 0
-                if rear >= PRIORITY_REAR and code >= PRIORITY_BEHIND:
-                    self.priority_passed_on = 0
-            return True
-        if BACK_UP <= code <= BACK_UP + MAX_ID:
+        elif kind is messages.BACK_UP:
             if front > 0:
-                if code - BACK_UP == self.robot_id:
+                if value == self.robot_id:
                     self.asked_back = 0
                 else:
                     self.ahead_cannot_back = 0
-            return True
-        return False
+        elif value not in (0, self.robot_id):  # WAITING or PRIORITY_BEHIND
+            if front > 0:
+                self.waiting_ahead = 0
+            if rear >= PRIORITY_REAR and kind is messages.PRIORITY_BEHIND:
+                self.priority_passed_on = 0
+        return True
 
     def tick(self, obstructed: bool) -> None:
         """Once per event, after the controller's step: ages what was heard, counts the block."""

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping
 
 from thymio_road.control.right_of_way import Role, announcement, priority_behind_robot, waiting_robot
 from thymio_road.map.lights import ALL_STOP, CODE_MAX, CODE_MIN, GO, STOP, LightPlace
@@ -65,33 +66,47 @@ def decode(code: int) -> tuple[str, int] | None:
 
 # --- timing, codes and colours -------------------------------------------------------------------
 
+def _setting(default: float | bool, low: float = -math.inf, high: float = math.inf, unit: str = '',
+             location_only: bool = False) -> Any:
+    """A field of Timing or Battery with its range: the one declaration the scenario reader and
+    the traffic_light node derive their keys, types and defaults from (its default's type is its
+    type); `location_only`: only a location's light uses it (it hears which lane a robot is on)."""
+    return field(default=default, metadata={'range': (low, high), 'unit': unit, 'location_only': location_only})
+
+
+def _check_ranges(settings: Any) -> None:
+    """Every numeric field of `settings` within its declared range; the error names the field and value."""
+    for f in fields(settings):
+        value = getattr(settings, f.name)
+        if isinstance(f.default, bool):
+            continue
+        low, high = f.metadata['range']
+        if math.isinf(low) and math.isinf(high):
+            if not math.isfinite(value):
+                raise ValueError(f'{f.name} must be finite, got {value}')
+        elif not low <= value <= high:
+            unit = f" {f.metadata['unit']}" if f.metadata['unit'] else ''
+            raise ValueError(f'{f.name} must be in [{low:g}, {high:g}]{unit}, got {value}')
+
+
 @dataclass(frozen=True)
 class Timing:
     """Fixed-time control: each phase `green` seconds, then `clearance` seconds all red."""
 
-    green: float = 8.0
-    clearance: float = 5.0
+    green: float = _setting(8.0, 0.5, 600, 's')
+    clearance: float = _setting(5.0, 0, 60, 's')
     #: Seconds added to the clock (lights of one crossroad share it, so they stay in step).
-    offset: float = 0.0
+    offset: float = _setting(0.0, unit='s')
     #: Actuation (location lights): the most an all red is extended while the light hears a
     #: robot of the lane it closed still driving (0: fixed time).
-    clearance_extension: float = 0.0
+    clearance_extension: float = _setting(0.0, 0, 60, 's', location_only=True)
     #: Pre-emption (location lights): the longest the light changes its order for one lane (ends
     #: the other's green, reopens or holds this one's) while it hears that a priority vehicle
     #: waits in that lane's queue; then the other lane has a whole green (0: no pre-emption).
-    priority_preemption: float = 0.0
+    priority_preemption: float = _setting(0.0, 0, 120, 's', location_only=True)
 
     def __post_init__(self) -> None:
-        if not 0.5 <= self.green <= 600:
-            raise ValueError(f'green must be in [0.5, 600] s, got {self.green}')
-        if not 0 <= self.clearance <= 60:
-            raise ValueError(f'clearance must be in [0, 60] s, got {self.clearance}')
-        if not math.isfinite(self.offset):
-            raise ValueError(f'offset must be finite, got {self.offset}')
-        if not 0 <= self.clearance_extension <= 60:
-            raise ValueError(f'clearance_extension must be in [0, 60] s, got {self.clearance_extension}')
-        if not 0 <= self.priority_preemption <= 120:
-            raise ValueError(f'priority_preemption must be in [0, 120] s, got {self.priority_preemption}')
+        _check_ranges(self)
 
     def longest_cycle(self, phases: int = 2, priority: bool = False) -> float:
         """The longest a light takes to come back to a phase: every green and extended all red,
@@ -111,15 +126,12 @@ class Timing:
 class Battery:
     """A light's battery: the charge, hence the IR intensity, halves every `half_life` seconds."""
 
-    decay: bool = False
-    half_life: float = 600.0
-    initial: float = 1.0
+    decay: bool = _setting(False)
+    half_life: float = _setting(600.0, 1.0, 1e7, 's')
+    initial: float = _setting(1.0, 0.0, 1.0)
 
     def __post_init__(self) -> None:
-        if not 1.0 <= self.half_life <= 1e7:
-            raise ValueError(f'half_life must be in [1, 1e7] s, got {self.half_life}')
-        if not 0.0 <= self.initial <= 1.0:
-            raise ValueError(f'initial must be in [0, 1], got {self.initial}')
+        _check_ranges(self)
 
     def charge(self, t: float) -> float:
         """Charge fraction at time t (s); also the emitted IR intensity relative to a full battery."""
@@ -129,6 +141,34 @@ class Battery:
 
     def voltage(self, t: float) -> float:
         return VOLTAGE_EMPTY + (VOLTAGE_FULL - VOLTAGE_EMPTY) * self.charge(t)
+
+
+#: Timing's fields only a location's light uses (a crossroad's robots all announce one role).
+LOCATION_ONLY = tuple(f.name for f in fields(Timing) if f.metadata['location_only'])
+#: Battery's fields sit under this key in a scenario's `lights:` and are the traffic_light
+#: node's parameters with this prefix and '_' (battery_decay, battery_half_life, battery_initial).
+BATTERY_KEY = 'battery'
+
+
+def setting_types(cls: type) -> dict[str, type]:
+    """Each field of Timing or Battery → its type (that of its default: rclpy types a parameter so)."""
+    return {f.name: type(f.default) for f in fields(cls)}
+
+
+def node_parameters(timing: Timing, battery: Battery) -> dict[str, Any]:
+    """The traffic_light node's parameters for `timing` and `battery`, each of its field's type
+    (a YAML `0` for a float field becomes 0.0: rclpy refuses another type than the default's)."""
+    out = {name: kind(getattr(timing, name)) for name, kind in setting_types(Timing).items()}
+    out.update({f'{BATTERY_KEY}_{name}': kind(getattr(battery, name))
+                for name, kind in setting_types(Battery).items()})
+    return out
+
+
+def from_node_parameters(values: Mapping[str, Any]) -> tuple[Timing, Battery]:
+    """The Timing and Battery that `node_parameters` gave `values`; ValueError out of range."""
+    timing = Timing(**{name: values[name] for name in setting_types(Timing)})
+    battery = Battery(**{name: values[f'{BATTERY_KEY}_{name}'] for name in setting_types(Battery)})
+    return timing, battery
 
 
 class TrafficLight:
@@ -143,8 +183,7 @@ class TrafficLight:
     def __init__(self, place: LightPlace, timing: Timing = Timing()) -> None:
         self.place = place
         self.timing = timing
-        self.actuated = place.kind == 'location' and (timing.clearance_extension > 0
-                                                       or timing.priority_preemption > 0)
+        self.actuated = place.kind == 'location' and any(getattr(timing, k) > 0 for k in LOCATION_ONLY)
         #: Actuated: slot 2k is phase k's green, 2k + 1 the all red after it; since when.
         self._slot: int | None = None
         self._start = 0.0

@@ -65,10 +65,10 @@ class ControllerNode:
         self._steps = 0
         self._ids: dict[str, int] = {}
         self._previous: str | None = None
-        if params.obey_lights or self.core.improved:
+        if params.obey_lights or self.core.policy.talks:
             self.enable_pub = node.create_publisher(msgs.Bool, 'comm/enable', msgs.DEFAULT)
             node.create_subscription(msgs.Int16MultiArray, 'comm/rx', self._on_rx, msgs.qos(100))
-        if self.core.improved:
+        if self.core.policy.talks:
             # The right of way (control/right_of_way.py): the robot announces itself by IR.
             self.tx_pub = node.create_publisher(msgs.Int16, 'comm/tx', msgs.DEFAULT)
         self._led: tuple[int, int, int] | None = None

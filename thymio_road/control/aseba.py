@@ -1,0 +1,13 @@
+"""Aseba's integer arithmetic, so that the thresholds behave as on the robot."""
+from __future__ import annotations
+
+
+def adiv(a: int, b: int) -> int:
+    """Aseba's integer division: truncates toward zero (Python's // floors)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def clip(u: int) -> int:
+    """A motor target in -500..500."""
+    return max(-500, min(500, u))

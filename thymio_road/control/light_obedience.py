@@ -1,0 +1,136 @@
+"""Obeying the traffic lights (Appendix A's allStop / allStart and incrementCounter;
+docs/traffic.md): which lane a light's code addresses, the stop, the go, and the timeout."""
+from __future__ import annotations
+
+from thymio_road.control.events import Action, Event, State
+from thymio_road.control.traffic_light import decode
+
+#: Events (0.1 s) after the last light code heard during which the robot counts as near a light
+#: (the lights send every 0.1 s).
+LIGHT_NEAR = 20
+
+
+class LightObedience:
+    """A robot's side of the lights. At a crossroad, before it has started crossing, node+20 /
+    node+40 addressed to the node it came from stop / start it; at a location, a robot that
+    continued past the siding entry stops on node+20 and goes on node+40, and a robot leaving the
+    siding does the opposite (its stop timer frozen while held); node+60 holds both. A robot is
+    never stopped while it crosses (CONTINUE)."""
+
+    def __init__(self, params, state: State) -> None:
+        self.params = params
+        self.stopped = False
+        self.old_state = state
+        #: Appendix A's incrementCounter: 0 freezes the stop in a location while the light says so.
+        self.increment_counter = 1
+        self.stopped_lane: tuple[str, int | None] | None = None
+        #: Events held without hearing the light (light_timeout).
+        self.quiet = 0
+        #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR).
+        self.since_light = LIGHT_NEAR + 1
+
+    def near_light(self) -> bool:
+        return self.since_light <= LIGHT_NEAR
+
+    def obeys(self) -> bool:
+        """A priority vehicle passes red lights (report §11); the others give way to it."""
+        return self.params.obey_lights and self.params.kind != 'priority'
+
+    def hear(self, ctl, code: int) -> None:
+        """A received value that was no robot's: a light's code acts on the lane the robot is in."""
+        if not self.obeys():
+            return
+        decoded = decode(code)
+        if decoded is None:
+            return
+        self.since_light = 0
+        command, node = decoded
+        lane = self.stopped_lane if self.stopped else self.context(ctl)
+        if lane is None:
+            return
+        kind, address = lane
+        if address is None and kind == 'crossroad':
+            return  # the node it came from is unknown: it cannot know whether it is addressed
+        if address is not None and node != address:
+            return
+        self.quiet = 0
+        stop = command != 'go' if kind != 'siding' else command != 'stop'
+        if kind == 'siding':
+            stop = ctl.policy.siding_stop(ctl, command, stop)
+        if stop and ctl.policy.priority_behind(ctl):
+            stop = False  # give way to the priority vehicle behind: the light's stop does not hold
+        if stop:
+            self.stop(ctl, code, lane)
+        else:
+            self.go(ctl, code, lane)
+
+    def context(self, ctl) -> tuple[str, int | None] | None:
+        """The lane a light may command now, with the node id that addresses it, or None."""
+        if ctl.action is Action.CROSSROAD and ctl.state is State.ACTION and ctl.counter_continue == 0:
+            return 'crossroad', ctl.previous_node
+        if ctl.action is Action.LOCATION and ctl.state is State.ACTION and ctl.counter_continue == 1:
+            if ctl.policy.merge_committed(ctl):
+                return None
+            return 'road', ctl.current_node
+        if ctl.light_lane == 'siding' and (ctl.delivering or ctl.state in (State.EXIT, State.ROAD)):
+            return 'siding', ctl.current_node
+        return None
+
+    def stop(self, ctl, code: int | None, lane: tuple[str, int | None]) -> None:
+        if ctl.delivering:
+            if self.increment_counter:
+                self.increment_counter = 0
+                ctl.events.append(Event('light', {'code': code, 'command': 'hold', 'lane': lane[0]}))
+            return
+        if self.stopped:
+            return
+        self.stopped = True
+        self.stopped_lane = lane
+        self.old_state = ctl.state
+        ctl.events.append(Event('light', {'code': code, 'command': 'stop', 'lane': lane[0],
+                                          'from': ctl.state.name}))
+        ctl._set_state(State.STOP)
+
+    def go(self, ctl, code: int | None, lane: tuple[str, int | None] | None, command: str = '') -> None:
+        command = command or ('go' if code is not None else 'timeout')
+        if not self.increment_counter:
+            self.increment_counter = 1
+            ctl.events.append(Event('light', {'code': code, 'command': command, 'lane': lane[0] if lane else None}))
+        if self.stopped:
+            self.stopped = False
+            self.stopped_lane = None
+            ctl.events.append(Event('light', {'code': code, 'command': command, 'lane': lane[0] if lane else None,
+                                              'to': self.old_state.name}))
+            ctl._set_state(self.old_state)
+
+    def hold_in_siding(self, ctl) -> None:
+        """Back in a location's siding lane after making way, the robot waits for its light's go
+        again (or `light_timeout` of silence): what let it go before, a go or the timeout, is no
+        longer the light's word, and the light may have let the road lane go meanwhile."""
+        if not self.obeys():
+            return
+        self.quiet = 0
+        ctl.policy.on_siding_hold(ctl)
+        self.stop(ctl, None, ('siding', ctl.current_node))
+
+    def release(self) -> None:
+        """The forward button: the light's stop no longer holds."""
+        self.stopped = False
+        self.stopped_lane = None
+
+    def tick(self, ctl) -> bool:
+        """Each event: the timeout (when set), the end of the siding lane; True while held."""
+        self.since_light = min(self.since_light + 1, LIGHT_NEAR + 1)
+        if self.stopped or not self.increment_counter:
+            self.quiet += 1
+            if self.params.light_timeout and self.quiet > self.params.light_timeout:
+                self.go(ctl, None, self.stopped_lane or ('siding', ctl.current_node))
+            elif self.stopped and ctl.policy.priority_behind(ctl):
+                self.go(ctl, None, self.stopped_lane, 'priority')
+        if ctl.light_lane == 'siding' and ctl.state is State.ROAD and not self.stopped \
+                and ctl.policy.siding_lane_advances(ctl):
+            ctl.light_lane_count += 1
+            if ctl.light_lane_count > self.params.light_siding_count:
+                ctl.light_lane = None
+                ctl.policy.on_siding_lane_left(ctl)
+        return self.stopped

@@ -1,0 +1,58 @@
+"""The robots' IR messages: one table of kinds (base, span, meaning), one encode, one decode.
+
+A Thymio sends one 11-bit value per 0.1 s period (prox.comm.tx). The traffic lights use 20..79
+(:mod:`thymio_road.map.lights`); the robots' kinds below start at 128 and never overlap them, so
+lights and robots share the channel. Every base and span is a multiple of 64, so a received value
+is decoded by one table look-up on ``code >> 6`` (a robot hears its neighbours every period).
+The rules that send and act on each kind are in :mod:`thymio_road.control.right_of_way`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Robot ids are 1..63 (0: nobody, or no id); an announcement packs the role above the id.
+MAX_ID = 63
+ID_SPAN = 64
+
+
+@dataclass(frozen=True)
+class MessageKind:
+    name: str
+    base: int
+    #: How many values the kind takes, from `base`.
+    span: int
+    meaning: str
+
+
+BLOCKED_BY = MessageKind('blocked_by', 128, ID_SPAN,
+                         'the sender has stood blocked `blocked_count` events by the robot with this id')
+ANNOUNCE = MessageKind('announce', 256, 4 * ID_SPAN,
+                       "the sender's role (the rank of its lane) times 64 plus its id")
+WAITING = MessageKind('waiting', 512, ID_SPAN,
+                      'the sender (this id) waits in a queue at a traffic light')
+BACK_UP = MessageKind('back_up', 576, ID_SPAN,
+                      'the sender makes way but cannot back: the robot with this id (0: none heard) '
+                      'behind it should back up')
+PRIORITY_BEHIND = MessageKind('priority_behind', 640, ID_SPAN,
+                              'the sender (this id) waits at a light with a priority vehicle behind it')
+KINDS = (BLOCKED_BY, ANNOUNCE, WAITING, BACK_UP, PRIORITY_BEHIND)
+
+_BY_BLOCK: dict[int, MessageKind] = {}
+for _kind in KINDS:
+    assert _kind.base % ID_SPAN == 0 and _kind.span % ID_SPAN == 0, _kind
+    for _block in range(_kind.base // ID_SPAN, (_kind.base + _kind.span) // ID_SPAN):
+        assert _block not in _BY_BLOCK, f'{_kind.name} overlaps {_BY_BLOCK[_block].name}'
+        _BY_BLOCK[_block] = _kind
+
+
+def encode(kind: MessageKind, value: int) -> int:
+    """The value to send for `kind` carrying `value` (an id, or role·64 + id for ANNOUNCE)."""
+    if not 0 <= value < kind.span:
+        raise ValueError(f'{kind.name} carries 0..{kind.span - 1}, got {value}')
+    return kind.base + value
+
+
+def decode(code: int) -> tuple[MessageKind, int] | None:
+    """A received value → (kind, value carried), or None when it is no robot's message."""
+    kind = _BY_BLOCK.get(code >> 6) if code >= 0 else None
+    return None if kind is None else (kind, code - kind.base)

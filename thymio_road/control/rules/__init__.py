@@ -1,0 +1,45 @@
+"""The improved traffic rules (``traffic_rules: improved``), one module each.
+
+Each rule owns its counters and says in its docstring what it prevents and which parameters it
+reads; docs/controller.md lists them with their precedence and docs/traffic.md what they achieve.
+A rule is a class registered with :func:`register`, built once per robot with the controller's
+parameters and the :class:`~thymio_road.control.policies.ImprovedPolicy` that runs it.
+
+Reasons to make way are rules with a ``fires(ctl, role, percept)`` method (the id of the robot to
+make way for, 0 for one it cannot name, or None) and a ``precedence``: the policy's selector asks
+them in ascending precedence and the first that fires starts the making of way
+(:mod:`.make_way`), the rule's ``name`` being the reason recorded in the ``make_way`` event. A
+reason with ``interrupts = True`` is asked first, even while the robot holds after making way.
+The other rules answer one hook of the policy each (control/policies.py).
+
+Adding a rule: one module here, decorated with ``@register``, and its import below; a rule at a
+new place of the step also needs a hook in ReportPolicy (docs/controller.md, "Adding a rule").
+"""
+from __future__ import annotations
+
+REGISTRY: dict[str, type] = {}
+
+
+def register(cls: type) -> type:
+    """Add a rule class under its ``name`` (unique)."""
+    if cls.name in REGISTRY:
+        raise ValueError(f'two rules named {cls.name!r}')
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+from thymio_road.control.rules import (  # noqa: E402,F401  (registration)
+    back_with_the_one_ahead,
+    blocked_crossing,
+    cannot_back,
+    facing_light,
+    give_up,
+    make_way,
+    merge_commit,
+    merge_watch,
+    outranked,
+    priority_close_up,
+    siding_clearance,
+    siding_distance,
+    yield_at_entry,
+)

@@ -1,0 +1,35 @@
+"""Make way, after ``crossing_give_up_count`` events, when crossing blind (CONTINUE) on a
+roundabout's ring past an entry or exit, in the crossroad, or driving a branching's link, and
+stopped by a robot it cannot hear that stands at its front right only (the centre-right sensor
+beyond ``obs_threshold``, centre and centre-left below). That robot came in from the right,
+which rings, the crossroad's circle and the crossing links turn towards, so driving on brings
+them closer; the IR cones leave it unheard, and it often cannot back (a priority vehicle never
+does, an entering robot often has a queue behind it). Applies to a priority vehicle too."""
+from __future__ import annotations
+
+from thymio_road.control.events import Action, State
+from thymio_road.control.right_of_way import Role
+from thymio_road.control.rules import register
+
+
+@register
+class BlockedCrossing:
+    name = 'crossing'
+    precedence = 30
+    interrupts = False
+
+    def __init__(self, params, policy) -> None:
+        self.params = params
+        self.row = policy.row
+        self.policy = policy
+
+    def fires(self, ctl, role: Role, percept) -> int | None:
+        p = self.params
+        if self.row.blocked < p.crossing_give_up_count:
+            return None
+        where = ctl.action is Action.CROSSROAD or (ctl.action is Action.ROUNDABOUT and ctl.counter_continue >= 2)
+        crossing = ctl.state is State.CONTINUE and where
+        on_link = self.policy.merge_watch.on_link(ctl)
+        if (crossing or on_link) and percept.front_right_only(p.obs_threshold) and self.row.ahead() is None:
+            return 0
+        return None

@@ -1,0 +1,26 @@
+"""Make way, after ``crossing_give_up_count`` events, for a robot in front that makes way for this
+one but cannot back: it asks the robot behind it to back up (``BACK_UP``), and that one may not
+hear it (rear receivers hear only 15.5 cm). Without this, the robot in front and this one wait for
+each other. A priority vehicle never does."""
+from __future__ import annotations
+
+from thymio_road.control.right_of_way import Role
+from thymio_road.control.rules import register
+
+
+@register
+class CannotBack:
+    name = 'cannot_back'
+    precedence = 40
+    interrupts = False
+
+    def __init__(self, params, policy) -> None:
+        self.params = params
+        self.row = policy.row
+
+    def fires(self, ctl, role: Role, percept) -> int | None:
+        row = self.row
+        if (role is not Role.PRIORITY and row.blocked >= self.params.crossing_give_up_count
+                and row.ahead_cannot_back is not None):
+            return row.ahead() or 0
+        return None

@@ -1,0 +1,38 @@
+"""Abandon a reading, or a location's blind crossing, that has stood ``facing_light_count``
+events stopped by something in front that is no robot it hears, near a traffic light: the robot
+faces the light (a Thymio that never moves), and only following the line turns it away. A robot
+whose follow sensor met the road's black edge in a siding's last bend spins across the road and
+its reading sensor may trigger on the edge; a robot whose line following swung hard at a
+location's mark crosses blind towards the light beside the road. Without this, both wait until
+the give-up, then back and lose the road."""
+from __future__ import annotations
+
+from thymio_road.control.events import Action, Event, State
+from thymio_road.control.rules import register
+
+
+@register
+class FacingLight:
+    name = 'facing_light'
+
+    def __init__(self, params, policy) -> None:
+        self.params = params
+        self.row = policy.row
+
+    def facing(self, ctl) -> bool:
+        row = self.row
+        return row.blocked >= self.params.facing_light_count and row.ahead() is None and ctl.lights.near_light()
+
+    def on_front_obstacle(self, ctl) -> None:
+        if not self.facing(ctl):
+            return
+        if ctl.state is State.READ:
+            # Back to the state the trigger interrupted; at a siding exit the robot is then off
+            # the road, and its line following spins to find it again.
+            ctl.events.append(Event('read_abandoned', {'count': ctl.counter_read, 'samples': ctl.samples}))
+            ctl._set_state(ctl.old_state)
+        elif ctl.state is State.CONTINUE and ctl.action is Action.LOCATION:
+            # End the blind drive as its count would: past the merge's mark the robot leaves the
+            # location, and its line following turns it from the light back to the road.
+            ctl.events.append(Event('crossing_abandoned', {'mark': ctl.counter_continue, 'count': ctl.counter}))
+            ctl._set_state(State.ACTION)

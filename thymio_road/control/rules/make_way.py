@@ -1,0 +1,87 @@
+"""Making way: back up the way it came, then hold until the other has passed.
+
+Prevents two robots that block each other from standing for good (report §8, §11): the reasons
+to make way are the rules with a precedence (outranked, gave_up, crossing, cannot_back,
+asked_back). Line following backwards is unstable (the sensors lead the wheels), so the robot
+replays its last forward commands backwards. The distance backed (motor units per event, summed)
+is driven forward again without reading marks or codes it already counted: counted in steps, a
+robot that backed a crawl and came back at full speed would wake up in the middle of a code.
+Each making of way backs the last ``make_way_count`` commands of a longer trail, so that a robot
+asked again backs further. Parameters: make_way_count, make_way_hold, make_way_hold_max,
+obs_threshold_max (something close behind stops the backing: the robot then asks it to back up).
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from thymio_road.control.events import Event, State
+from thymio_road.control.rules import register
+
+#: How many makings of way the forward commands kept for backing cover.
+TRAIL_MAKE_WAYS = 4
+
+
+@register
+class MakeWay:
+    name = 'make_way'
+
+    def __init__(self, params, policy) -> None:
+        self.params = params
+        self.row = policy.row
+        #: Steps since it started making way (None: not making way), then since it stopped.
+        self.making_way: int | None = None
+        self.holding: int | None = None
+        #: Something close behind stops the backing (the robot asks it to back up).
+        self.backing_blocked = False
+        self.trail: deque[tuple[int, int]] = deque(maxlen=TRAIL_MAKE_WAYS * params.make_way_count)
+        self.retrace: list[tuple[int, int]] = []
+        #: Distance (motor units per event, summed) to drive again before marks are read.
+        self.suppress = 0
+
+    def start(self, ctl, other: int, reason: str, role) -> None:
+        if ctl.state is State.READ:
+            ctl._set_state(ctl.old_state)  # the barcode is read again on the way back
+        self.row.blocked = 0
+        self.retrace = [self.trail.pop() for _ in range(min(len(self.trail), self.params.make_way_count))][::-1]
+        self.making_way = 0
+        ctl.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
+
+    def step(self, ctl, percept) -> tuple[int, int] | None:
+        """Backing, then holding: the wheels, or None when neither (or the hold just ended)."""
+        p = self.params
+        if self.making_way is not None:
+            wheels = self._reverse(ctl, percept)
+            if wheels is not None:
+                return wheels
+            self.making_way, self.holding, self.backing_blocked = None, 0, False
+        if self.holding is not None:
+            self.holding += 1
+            waiting = self.row.blocking is not None or self.holding < p.make_way_hold
+            if waiting and self.holding < p.make_way_hold_max:
+                return 0, 0
+            self.holding = None
+            ctl.events.append(Event('resume', {}))
+            if ctl.light_lane == 'siding' and not ctl.delivering:
+                ctl.lights.hold_in_siding(ctl)
+                return 0, 0
+        return None
+
+    def _reverse(self, ctl, percept) -> tuple[int, int] | None:
+        """One step back the way it came, waiting while something is close behind; None when
+        done. Timed counts (a blind crossing, an exit) run back with it."""
+        self.making_way += 1
+        if not self.retrace or self.making_way > 3 * self.params.make_way_count:
+            return None
+        self.backing_blocked = percept.rear > self.params.obs_threshold_max
+        if self.backing_blocked:
+            return 0, 0
+        left, right = self.retrace.pop()
+        if ctl.state in (State.CONTINUE, State.EXIT):
+            ctl.counter = max(0, ctl.counter - 1)
+        self.suppress += max(0, (left + right) // 2)
+        return -left, -right
+
+    def record(self, left: int, right: int) -> None:
+        """A forward step: kept for backing, and it eats into the distance not read again."""
+        self.trail.append((left, right))
+        self.suppress = max(0, self.suppress - max(0, (left + right) // 2))

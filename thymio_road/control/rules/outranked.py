@@ -1,0 +1,20 @@
+"""Make way for a robot that outranks this one and says this one blocks it (``BLOCKED_BY + id``,
+heard on the front sensors). Priority is (role, then lower id): a total order, so of two robots
+blocking each other exactly one makes way, and a chain of waits ends at the highest robot in it."""
+from __future__ import annotations
+
+from thymio_road.control.right_of_way import Role
+from thymio_road.control.rules import register
+
+
+@register
+class Outranked:
+    name = 'outranked'
+    precedence = 10
+    interrupts = False
+
+    def __init__(self, params, policy) -> None:
+        self.row = policy.row
+
+    def fires(self, ctl, role: Role, percept) -> int | None:
+        return self.row.must_make_way(role)

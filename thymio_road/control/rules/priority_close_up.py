@@ -1,0 +1,33 @@
+"""Close up to be heard: a priority vehicle behind a robot it hears, or a robot in a queue at a
+light that passes "priority behind" on, drives up to ``priority_close_threshold`` (about 15 cm
+centre to centre) instead of stopping at ``obs_threshold_max`` (17 cm): a robot's rear receivers
+hear the one behind only up to 15.5 cm (enki_doc). A priority vehicle also pauses a reading, or
+waits at a barcode's trigger, only that close, so that a robot held ahead of it hears it."""
+from __future__ import annotations
+
+from thymio_road.control.rules import register
+
+
+@register
+class PriorityCloseUp:
+    name = 'priority_close_up'
+
+    def __init__(self, params, policy) -> None:
+        self.params = params
+        self.row = policy.row
+        self.priority = params.kind == 'priority'
+
+    def closes_up(self) -> bool:
+        row = self.row
+        return row.ahead() is not None if self.priority else row.closes_up_for_priority()
+
+    def front_limit(self, ctl) -> int:
+        if self.priority and self.closes_up():
+            return self.params.priority_close_threshold
+        return self.params.obs_threshold
+
+    def stop_at(self, ctl) -> int:
+        p = self.params
+        if self.closes_up():
+            return max(p.obs_threshold_max, p.priority_close_threshold)
+        return p.obs_threshold_max
