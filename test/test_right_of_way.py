@@ -1,7 +1,7 @@
 """The right of way between robots by IR (control/right_of_way.py) and the controller's use of it."""
 import pytest
 
-from thymio_road.control.controller import ControllerParams, RoadController, State, Action
+from thymio_road.control.controller import Action, ControllerParams, Mode, RoadController, State
 from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, RightOfWay, Role,
                                               announce_code, back_up_code, blocked_code, outranks,
                                               priority_behind_code, waiting_code)
@@ -127,9 +127,9 @@ def test_of_two_robots_blocking_each_other_the_lower_backs_up_then_waits():
     assert backing == [(-150, -150)] * 20
     assert entering.state is State.ACTION  # still entering the same roundabout
     # The marks on the way back are not counted twice: for the distance backed (20 events at 150).
-    assert entering._suppress == 20 * 150
+    assert entering.marks_suppressed()
     driven = 0
-    while entering._suppress:
+    while entering.marks_suppressed():
         left, right = entering.step(GREY, CLEAR)
         driven += (left + right) // 2
     assert driven == 20 * 150  # back where it stood
@@ -144,16 +144,17 @@ def test_asked_again_a_robot_backs_further_the_way_it_came():
     for k in range(90):  # 9 s of driving: 3 s straight, 3 s turning, 3 s straight
         c.step((500 + (60 if 30 <= k < 60 else 0), 900), CLEAR)
     backed = []
-    for _ in range(2):  # asked twice by a ring robot that says it is blocked
-        while True:
+    for _ in range(2):  # asked twice by a ring robot that keeps saying it is blocked
+        this_time = []
+        while True:  # the second time after the longest hold (make_way_hold_max), standing
             c.on_comm(announce_code(Role.INSIDE, 7), FRONT)
             c.on_comm(blocked_code(10), FRONT)
             wheels = c.step(GREY, BLOCKED)
             if wheels[0] < 0:
-                backed.append(wheels)
-            elif backed and c._making_way is None:
+                this_time.append(wheels)
+            elif this_time and c.mode is not Mode.MAKING_WAY:
                 break
-        c._holding = c.params.make_way_hold_max  # the hold ends: it is asked again at once
+        backed += this_time
     assert len(backed) == 2 * c.params.make_way_count
     assert set(backed[:30]) == {(-150, -150)}        # the last 3 s: straight
     assert len(set(backed[30:])) == 1 and backed[30] != (-150, -150)  # then the turn before
@@ -163,20 +164,21 @@ def test_after_making_way_a_robot_that_comes_back_faster_reads_from_where_it_sto
     """10 robots seed 7: it backed a queue's crawl, came back at full speed, and the reading of
     X1's code woke up in its middle when the count was in steps."""
     c = _improved(4)
-    for _ in range(30):
-        c.step(GREY, [0, 0, 1500, 0, 0, 0, 0])  # crawling behind a robot (v2 slows it)
-    crawl = c._trail[-1]
+    for _ in range(c.params.make_way_count):
+        crawl = c.step(GREY, [0, 0, 1500, 0, 0, 0, 0])  # crawling behind a robot (v2 slows it)
     assert 0 < crawl[0] < 150
-    c._retrace, c._making_way = list(c._trail), 0
-    c._trail.clear()
-    while c._making_way is not None:
+    c.on_comm(announce_code(Role.INSIDE, 7), FRONT)  # a ring robot it blocks: it makes way
+    c.on_comm(blocked_code(4), FRONT)
+    while c.mode is not Mode.HOLDING:
         c.step(GREY, CLEAR)
-    c._holding = None
-    backed = 30 * crawl[0]
-    driven = 0
-    while c._suppress:
-        assert c.step((500, 100), CLEAR) != (0, 0) and c.state is State.ROAD  # a code under the reading sensor: not read
-        driven += c._trail[-1][0]
+    while c.mode is Mode.HOLDING:
+        wheels = c.step(GREY, CLEAR)  # the step that ends the hold drives on
+    backed = c.params.make_way_count * crawl[0]
+    driven = wheels[0]
+    while c.marks_suppressed():
+        wheels = c.step((500, 100), CLEAR)
+        assert wheels != (0, 0) and c.state is State.ROAD  # a code under the reading sensor: not read
+        driven += wheels[0]
     assert backed <= driven < backed + 150
     c.step((500, 100), CLEAR)
     assert c.state is State.READ
@@ -195,7 +197,8 @@ def test_entering_robot_yields_to_a_ring_robot_it_hears_in_front():
     c._set_state(State.ACTION)
     c.on_comm(announce_code(Role.INSIDE, 9), FRONT)
     assert c.step(GREY, CLEAR) == (0, 0)
-    assert [e.kind for e in c.drain_events()][-1] == 'yield'
+    assert [e.kind for e in c.drain_events() if e.kind != 'mode'][-1] == 'yield'
+    assert c.mode is Mode.YIELDING
     for _ in range(4):
         c.step(GREY, CLEAR)  # nothing heard since: it drives on
     assert c.step(GREY, CLEAR) != (0, 0)
@@ -489,8 +492,9 @@ def test_the_ambulance_closes_up_at_a_barcodes_trigger_too():
     ambulance, car = _improved(1, kind='priority'), _improved(2)
     for c in (ambulance, car):
         c.on_comm(announce_code(Role.ROAD, 9), FRONT)
-        assert c._front_limit() == (3700 if c is ambulance else c.params.obs_threshold)
-    assert _improved(1, kind='priority')._front_limit() == ControllerParams().obs_threshold  # nobody heard
+        assert c.policy.front_limit(c) == (3700 if c is ambulance else c.params.obs_threshold)
+    lone = _improved(1, kind='priority')
+    assert lone.policy.front_limit(lone) == ControllerParams().obs_threshold  # nobody heard
 
 
 def _blocked(robot, steps, hear=()):
