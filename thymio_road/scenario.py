@@ -17,6 +17,8 @@ from typing import Any
 
 from thymio_road.control.controller import ControllerParams
 from thymio_road.control.right_of_way import MAX_ID
+from thymio_road.control.traffic_light import (BATTERY_KEY, LOCATION_ONLY, Battery, Timing, node_parameters,
+                                               setting_types)
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_map import RoadMap
 from thymio_road.map import starts
@@ -107,8 +109,8 @@ class LightEntry:
 
     name: str
     place: Any  # traffic.LightPlace
-    timing: Any  # traffic.Timing
-    battery: Any  # traffic.Battery
+    timing: Timing
+    battery: Battery
 
 
 @lru_cache(maxsize=8)
@@ -185,54 +187,51 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
                     distro)
 
 
-_LIGHT_KEYS = {'green': float, 'clearance': float, 'offset': float, 'clearance_extension': float,
-               'priority_preemption': float, 'battery': dict}
-#: What only a location's light does: it hears the robots' lanes by the roles they announce.
-_LOCATION_ONLY = ('clearance_extension', 'priority_preemption')
+#: The keys of `lights:` (and of each of its overrides) that set Timing's fields and Battery's.
+_LIGHT_KEYS = (*setting_types(Timing), BATTERY_KEY)
 #: A crossroad's all-red must outlast its slowest crossing: a robot that passed its first mark at
 #: the end of a green, then turned left, leaves 15.5 s later at the lowest speed (measured on the
 #: final map; straight 12 s, right 3 s). `crossroad_clearance` sets it apart from the locations'.
 _CROSSROAD_KEY = 'crossroad_clearance'
 
 
-def _light_settings(data: dict, source: str, where: str, base: dict) -> dict:
-    """Timing and battery fields of `lights:` (or of one of its overrides) on top of `base`."""
-    from thymio_road.control.traffic_light import Battery, Timing
-    f = Fields(data, source, where, ScenarioError)
-    out = dict(base)
-    for key, kind in _LIGHT_KEYS.items():
+def _setting_changes(f: Fields, cls: type) -> dict[str, Any]:
+    """The fields of `cls` (Timing or Battery) that the mapping of `f` gives, typed as declared."""
+    changes = {}
+    for key, kind in setting_types(cls).items():
         value = f.optional(key, kind, None)
-        if value is None:
-            continue
-        if key == 'battery':
-            b = Fields(value, source, f'{where}.battery', ScenarioError)
-            battery = dict(out.get('battery', {}))
-            for bkey, bkind in (('decay', bool), ('half_life', float), ('initial', float)):
-                bvalue = b.optional(bkey, bkind, None)
-                if bvalue is not None:
-                    battery[bkey] = bvalue
-            b.done()
-            try:
-                Battery(**battery)
-            except ValueError as exc:
-                b.fail(None, str(exc))
-            out['battery'] = battery
-        else:
-            out[key] = value
+        if value is not None:
+            changes[key] = value
+    return changes
+
+
+def _light_settings(data: dict, source: str, where: str, timing: Timing,
+                    battery: Battery) -> tuple[Timing, Battery]:
+    """`timing` and `battery` with the fields that `lights:` (or one of its overrides) gives."""
+    f = Fields(data, source, where, ScenarioError)
+    changes = _setting_changes(f, Timing)
+    battery_data = f.optional(BATTERY_KEY, dict, None)
+    if battery_data is not None:
+        b = Fields(battery_data, source, f'{where}.{BATTERY_KEY}', ScenarioError)
+        battery_changes = _setting_changes(b, Battery)
+        b.done()
+        try:
+            battery = dataclasses.replace(battery, **battery_changes)
+        except ValueError as exc:
+            b.fail(None, str(exc))
     f.done()
     try:
-        Timing(**{k: v for k, v in out.items() if k != 'battery'})
+        timing = dataclasses.replace(timing, **changes)
     except ValueError as exc:
         f.fail(None, str(exc))
-    return out
+    return timing, battery
 
 
 def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...]:
     """The `lights:` key: which of the map's light places get a light (`at`: 'all' or intersection
-    ids), their timing (`green`, `clearance`, `offset`, `clearance_extension`, `priority_preemption`, s),
-    `battery` ({decay, half_life, initial}) and per-light `overrides` of those."""
+    ids), Timing's fields (s), `battery` (Battery's fields), `crossroad_clearance`, and per-light
+    `overrides` of Timing's and Battery's fields."""
     from thymio_road.map.road_graph import RoadGraph
-    from thymio_road.control.traffic_light import Battery, Timing
     from thymio_road.map.lights import light_places
     where = 'scenario.lights'
     common = {k: v for k, v in data.items() if k in _LIGHT_KEYS}
@@ -242,13 +241,13 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
     crossroad_clearance = f.optional(_CROSSROAD_KEY, float, None)
     f.seen.update(_LIGHT_KEYS)
     f.done()
-    base = _light_settings(common, source, where, {})
+    base = _light_settings(common, source, where, Timing(), Battery())
     # A crossroad's lights are not actuated: every arm's robots announce the same role, so a
     # light cannot tell which lane a robot it hears is on.
-    crossroad_base = {**base, **{key: 0.0 for key in _LOCATION_ONLY}}
+    crossroad_base = (dataclasses.replace(base[0], **{key: 0.0 for key in LOCATION_ONLY}), base[1])
     if crossroad_clearance is not None:
         crossroad_base = _light_settings({'clearance': crossroad_clearance}, source, f'{where}.{_CROSSROAD_KEY}',
-                                         crossroad_base)
+                                         *crossroad_base)
     places = light_places(RoadGraph.build(road_map)) if road_map.intersections else []
     known = sorted({p.intersection for p in places})
     if at == 'all':
@@ -273,14 +272,13 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
         if place.name in overrides:
             if not isinstance(overrides[place.name], dict):
                 f.fail(f'overrides.{place.name}', f'must be a mapping, got {show(overrides[place.name])}')
-            for key in _LOCATION_ONLY:
+            for key in LOCATION_ONLY:
                 if place.kind == 'crossroad' and overrides[place.name].get(key):
                     f.fail(f'overrides.{place.name}.{key}',
                            "only a location's light is actuated (a crossroad's robots all announce the same "
                            f"role), got {show(overrides[place.name][key])}")
-            settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', settings)
-        timing = Timing(**{k: v for k, v in settings.items() if k != 'battery'})
-        entries.append(LightEntry(place.name, place, timing, Battery(**settings.get('battery', {}))))
+            settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', *settings)
+        entries.append(LightEntry(place.name, place, *settings))
     return tuple(entries)
 
 
@@ -540,12 +538,7 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
         specs.append(NodeSpec('thymio_traffic_light', 'traffic_light', f'/{light.name}', {
             'scenario_file': str(scenario.source), 'robot_count': len(scenario.robots),
             'seed': scenario.seed, 'light': light.name,
-            'green': float(light.timing.green), 'clearance': float(light.timing.clearance),
-            'offset': float(light.timing.offset), 'clearance_extension': float(light.timing.clearance_extension),
-            'priority_preemption': float(light.timing.priority_preemption),
-            'battery_decay': bool(light.battery.decay),
-            'battery_half_life': float(light.battery.half_life),
-            'battery_initial': float(light.battery.initial), 'use_sim_time': True}))
+            **node_parameters(light.timing, light.battery), 'use_sim_time': True}))
     return specs
 
 

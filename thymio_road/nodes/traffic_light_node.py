@@ -22,8 +22,10 @@ extends an all red while it hears a robot of the lane it closed still driving, a
 lane a priority vehicle waits in its green.
 
 Parameters: ``scenario_file`` (its map gives the light's place and lanes), ``light`` (the
-name), ``green``, ``clearance``, ``offset``, ``clearance_extension``, ``priority_preemption`` (s), ``battery_decay``,
-``battery_half_life`` (s), ``battery_initial``.
+name), and one per field of :class:`~thymio_road.control.traffic_light.Timing` (``green``,
+``clearance``, ...) and of ``Battery`` (prefixed: ``battery_decay``, ...), as
+:func:`~thymio_road.control.traffic_light.node_parameters` names them; the scenario's values are
+their defaults.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from typing import Any
 
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import declare, scenario_of_node
-from thymio_road.control.traffic_light import Battery, Timing, TrafficLight, phase_names
+from thymio_road.control.traffic_light import TrafficLight, from_node_parameters, node_parameters, phase_names
 
 PERIOD = 0.1
 #: Battery state and comm enable are republished every this many periods.
@@ -50,16 +52,9 @@ class TrafficLightNode:
             raise ValueError(f"traffic_light: parameter light: no light '{name}' in {scenario.source} "
                              f'(lights: {known})')
         try:
-            timing = Timing(green=declare(node, 'green', entry.timing.green, float),
-                            clearance=declare(node, 'clearance', entry.timing.clearance, float),
-                            offset=declare(node, 'offset', entry.timing.offset, float),
-                            clearance_extension=declare(node, 'clearance_extension',
-                                                        entry.timing.clearance_extension, float),
-                            priority_preemption=declare(node, 'priority_preemption',
-                                                        entry.timing.priority_preemption, float))
-            battery = Battery(decay=declare(node, 'battery_decay', entry.battery.decay, bool),
-                              half_life=declare(node, 'battery_half_life', entry.battery.half_life, float),
-                              initial=declare(node, 'battery_initial', entry.battery.initial, float))
+            values = {key: declare(node, key, value)
+                      for key, value in node_parameters(entry.timing, entry.battery).items()}
+            timing, battery = from_node_parameters(values)
         except ValueError as exc:
             raise ValueError(f'{node.get_namespace()}/{node.get_name()}: bad parameter: {exc}') from None
         self.name = name
