@@ -81,6 +81,9 @@ CASES = [
     ('mission-nowhere', RUN + ['--scenario', 's.yaml'],
      {'s.yaml': scenario(map='simple', robots={'count': 1, 'road': 'outer', 'missions': {'thymio1': [1, 4]}})},
      ['s.yaml', 'scenario.robots.missions.thymio1', 'no location 4', 'locations: 1']),
+    ('mission-superscript', RUN + ['--scenario', 's.yaml'],   # '²'.isdigit() is True, int('²') fails
+     {'s.yaml': scenario(map='simple', robots={'count': 1, 'road': 'outer', 'missions': {'thymio1': '1,²'}})},
+     ['s.yaml', 'scenario.robots.missions.thymio1', "'1,²'"]),
     ('mission-no-such-robot', RUN + ['--scenario', 's.yaml'],
      {'s.yaml': scenario(map='simple', robots={'count': 1, 'road': 'outer', 'missions': {'thymio7': [1]}})},
      ['s.yaml', 'scenario.robots.missions', "'thymio7'"]),

@@ -74,5 +74,27 @@ def test_missions_reach_the_controllers(tmp_path):
                                             r'\(locations: 1\)'):
         load_scenario(nowhere)
     bad = write(tmp_path, {**BASE, 'robots': {**BASE['robots'], 'missions': {'thymio1': 'home'}}}, 'bad.yaml')
-    with pytest.raises(ScenarioError, match=r"scenario.robots.missions.thymio1: location numbers are 1..7, got 'home'"):
+    with pytest.raises(ScenarioError, match=r"bad.yaml: scenario.robots.missions.thymio1: mission must be location "
+                                            r"numbers separated by commas, got 'home'"):
         load_scenario(bad)
+
+
+@pytest.mark.parametrize('mission,expected', [
+    ('²', "mission must be location numbers separated by commas, got '²'"),   # '²'.isdigit() is True
+    ('1;1', "mission must be location numbers separated by commas, got '1;1'"),
+    ([1, 1.0], 'mission must be location numbers, got [1, 1.0]'),
+    (True, 'mission must be location numbers, got True'),
+    ('8', 'no location 8 on the map '),          # no literal 1..7: the map's own locations
+    ([0], 'no location 0 on the map '),
+])
+def test_missions_are_checked_against_the_map(tmp_path, mission, expected):
+    path = write(tmp_path, {'map': 'simple', 'robots': {'count': 1, 'road': 'outer', 'missions': {'thymio1': mission}}})
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    assert str(info.value).startswith(f'{path}: scenario.robots.missions.thymio1: {expected}')
+
+
+def test_missions_as_text_number_or_list(tmp_path):
+    missions = {'thymio1': ' 1 ,, 01', 'thymio2': 1, 'thymio3': [1, '1']}
+    path = write(tmp_path, {'map': 'simple', 'robots': {'count': 3, 'road': 'outer', 'missions': missions}})
+    assert [r.mission for r in load_scenario(path).robots] == ['1,1', '1', '1,1']

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from thymio_road.control.controller import ControllerParams
+from thymio_road.control.navigation import MissionError, map_locations, parse_mission
 from thymio_road.control.right_of_way import MAX_ID
 from thymio_road.control.traffic_light import (BATTERY_KEY, LOCATION_ONLY, Battery, Timing, node_parameters,
                                                setting_types)
@@ -386,7 +387,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     for name in missions:
         if name not in names and count_override is None:
             f.fail('missions', f"no robot {show(name)} (robots: {names[0]}..{names[-1]})")
-    locations = {i.number for i in road_map.intersections if i.kind == 'location'}
+    locations = map_locations(road_map)
     # Everything the file says is checked before the robots calibrate (seconds of simulation).
     plans = []
     for k, name in enumerate(names):
@@ -395,22 +396,10 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             ControllerParams(**params)
         except ValueError as exc:
             raise ScenarioError(f'{source}: controller parameters of {name}: {exc}') from None
-        mission = missions.get(name, '')
-        if isinstance(mission, list):
-            mission = ','.join(str(m) for m in mission)
-        if not isinstance(mission, (str, int)) or isinstance(mission, bool):
-            raise ScenarioError(f'{source}: scenario.robots.missions.{name}: must list location numbers, '
-                                f'got {show(mission)}')
-        mission = str(mission)
-        numbers = [m.strip() for m in mission.split(',') if m.strip()]
-        if not all(m.isdigit() and 1 <= int(m) <= 7 for m in numbers):
-            raise ScenarioError(f'{source}: scenario.robots.missions.{name}: location numbers are 1..7, '
-                                f'got {show(mission)}')
-        missing = [m for m in numbers if int(m) not in locations]
-        if missing:
-            raise ScenarioError(f'{source}: scenario.robots.missions.{name}: no location {missing[0]} on '
-                                f"the map {road_map.source} (locations: "
-                                f"{', '.join(map(str, sorted(locations))) or 'none'})")
+        try:
+            numbers = parse_mission(missions.get(name, ''), locations, f'the map {road_map.source}')
+        except MissionError as exc:
+            raise ScenarioError(f'{source}: scenario.robots.missions.{name}: {exc}') from None
         s = placed[k]
         if name in positions:
             s = positions[name]
@@ -422,7 +411,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
                 raise ScenarioError(f'{source}: scenario.robots.positions.{name}: {s} m on road {road_id!r} is on '
                                     f'{span.what} ({span.start:.2f}..{span.end:.2f} m); robots start off barcodes '
                                     'and intersections')
-        plans.append((name, float(s), ','.join(numbers)))
+        plans.append((name, float(s), ','.join(map(str, numbers))))
     calibration_world = calibration_world or {}
     measured: dict[int, dict] = {}
     if auto_calibrate:

@@ -25,10 +25,13 @@ the road would block the others).
 from __future__ import annotations
 
 import random
-from typing import Callable, Iterable, Sequence
+import re
+from typing import Callable, Collection, Iterable, Sequence
 
 from thymio_road.control.controller import Action, Event, RoadController
 from thymio_road.map.road_graph import Option, RoadGraph
+from thymio_road.map.road_map import RoadMap
+from thymio_road.map.validation import show
 
 #: Extra cost (metres) of entering a location that is not the destination: the 2 s stop and the
 #: slow siding (§7.2) are worth about this much road at the lowest speed.
@@ -38,15 +41,51 @@ CROSSROAD_WAYS = {0: 'right', None: 'straight', 2: 'left'}
 CROSSROAD_EXITS = {way: exit_at for exit_at, way in CROSSROAD_WAYS.items()}
 
 
-def parse_mission(text: str) -> list[int]:
-    """'3,1,5' → [3, 1, 5]; '' → [] (random driving)."""
+#: A location number in a mission: ASCII digits only ('²'.isdigit() is True, but int('²') fails).
+_NUMBER = re.compile(r'[0-9]+')
+
+
+class MissionError(ValueError):
+    """A mission that is not location numbers, or that names `location`, which the map lacks."""
+
+    def __init__(self, message: str, location: int | None = None) -> None:
+        super().__init__(message)
+        self.location = location
+
+
+def map_locations(road_map: RoadMap) -> frozenset[int]:
+    """The location numbers of a map: the only ones a mission may name."""
+    return frozenset(i.number for i in road_map.intersections if i.kind == 'location')
+
+
+def parse_mission(mission: str | int | Sequence[int | str], locations: Collection[int] | None = None,
+                  map_label: str = 'the map') -> list[int]:
+    """'3,1,5', 3 or [3, 1, 5] → [3, 1, 5]; '' → [] (random driving). The one check of a mission
+    (scenario files, the controller node's parameter and topic, the Navigator): each number ASCII
+    digits and, given the map's `locations` (map_locations), one of them (`map_label` names the
+    map in the error)."""
+    if isinstance(mission, (list, tuple)) and all(isinstance(m, (int, str)) and not isinstance(m, bool)
+                                                   for m in mission):
+        text = ','.join(map(str, mission))
+    elif isinstance(mission, int) and not isinstance(mission, bool):
+        text = str(mission)
+    elif isinstance(mission, str):
+        text = mission
+    else:
+        raise MissionError(f'mission must be location numbers, got {show(mission)}')
     out = []
-    for part in text.replace(' ', '').split(','):
+    for part in text.split(','):
+        part = part.strip()
         if not part:
             continue
-        if not part.isdigit():
-            raise ValueError(f'mission must be location numbers separated by commas, got {text!r}')
+        if not _NUMBER.fullmatch(part):
+            raise MissionError(f'mission must be location numbers separated by commas, got {show(mission)}')
         out.append(int(part))
+    if locations is not None:
+        for n in out:
+            if n not in locations:
+                raise MissionError(f"no location {n} on {map_label} (locations: "
+                                   f"{', '.join(map(str, sorted(locations))) or 'none'})", n)
     return out
 
 
@@ -100,12 +139,14 @@ class Navigator:
 
     def set_mission(self, mission: Sequence[int] | str) -> None:
         """Locations to visit in order; replaces the current mission."""
-        numbers = parse_mission(mission) if isinstance(mission, str) else [int(n) for n in mission]
-        for n in numbers:
-            if self.graph.location(n) is None:
-                known = sorted(x.number for x in self.graph.nodes.values() if x.kind == 'location')
-                raise ValueError(f'mission location {n} is not on map {self.graph.road_map.name!r} '
-                                 f'(locations: {known})')
+        locations = map_locations(self.graph.road_map)
+        try:
+            numbers = parse_mission(mission, locations)
+        except MissionError as exc:
+            if exc.location is None:
+                raise
+            raise MissionError(f'mission location {exc.location} is not on map {self.graph.road_map.name!r} '
+                               f'(locations: {sorted(locations)})', exc.location) from None
         self.mission = numbers
         self._distances = {n: self.graph.distances_to_location(n, LOCATION_DETOUR) for n in set(numbers)}
         self._plan()
