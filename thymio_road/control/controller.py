@@ -139,6 +139,9 @@ class RoadController(ReportMachine):
         return Mode.SPIN_LEFT if self.recovery.spin_left else Mode.DRIVING
 
     def _note_mode(self) -> None:
+        if (self.mode is Mode.DRIVING and self._pause is None and self.state is not State.STOP
+                and not self.policy.talks and not self.recovery.uturn and not self.recovery.spin_left):
+            return  # the report's robot driving on (the common case, checked cheaply)
         mode = self._current_mode()
         if mode is not self.mode:
             self.events.append(Event('mode', {'from': self.mode.value, 'to': mode.value}))

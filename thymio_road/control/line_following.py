@@ -23,13 +23,15 @@ class LineFollowing:
         """P line following on the left ground sensor with collision avoidance (Appendix A)."""
         p = self.params
         diff = percept.follow - p.grey_ref
-        turning = self.recovery.turning(self, diff)
-        if turning is not None:
-            return turning
+        recovery = self.recovery
+        if recovery.both:
+            turning = recovery.turning(self, diff)
+            if turning is not None:
+                return turning
         k = self._gain()
         add_left, add_right = adiv(diff, k), adiv(-diff, k)
         left, right = self.speed + add_left, self.speed + add_right
-        front = self.policy.front(self, percept)
+        front = self.policy.front(self, percept) if self.policy.watches_front_left else percept.front
         if (p.avoidance != 'off' and front > p.obs_threshold
                 and self.state in (State.ROAD, State.ACTION, State.EXIT)):
             if p.avoidance == 'v2':
@@ -43,7 +45,7 @@ class LineFollowing:
         elif self.state is State.BACK and percept.rear > p.obs_threshold_max:
             left, right = 0, 0
         if abs(diff) > p.lost_threshold:
-            left, right = self.recovery.spin(self, diff)
-        else:
-            self.recovery.found()
+            left, right = recovery.spin(self, diff)
+        elif recovery.spin_left:
+            recovery.found()
         return clip(left), clip(right)

@@ -22,6 +22,9 @@ class ReportPolicy:
     pauses_reading = False
     #: At a barcode's trigger with a robot in front: wait (improved) or back up (§6).
     waits_at_trigger = False
+    #: Whether `front` may add sensors to the report's three (else it is not asked: the step
+    #: runs 10 times per robot and simulated second).
+    watches_front_left = False
 
     def __init__(self, params) -> None:
         self.params = params
@@ -113,6 +116,7 @@ class ImprovedPolicy(ReportPolicy):
     talks = True
     pauses_reading = True
     waits_at_trigger = True
+    watches_front_left = True
 
     def __init__(self, params) -> None:
         super().__init__(params)

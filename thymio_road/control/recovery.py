@@ -71,8 +71,6 @@ class Recovery:
         """Recovery 'both': the wrong-way test in ROAD and the U-turn; the wheels while it turns
         round, else None. (Remembering the side the road was lost on and spinning that way was
         tried and not kept: docs/traffic_log.md.)"""
-        if not self.both:
-            return None
         p = self.params
         if self.uturn:
             self.uturn -= 1

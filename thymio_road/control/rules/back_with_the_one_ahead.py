@@ -21,6 +21,8 @@ class BackWithTheOneAhead:
         self.policy = policy
 
     def fires(self, ctl, role: Role, percept) -> int | None:
+        if self.row.asked_back is None:
+            return None
         make_way = self.policy.make_way
         if (self.row.asked_back is not None and make_way.making_way is None and role is not Role.PRIORITY
                 and make_way.trail and ctl.state in DRIVING):

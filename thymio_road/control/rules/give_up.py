@@ -24,8 +24,8 @@ class GiveUp:
 
     def fires(self, ctl, role: Role, percept) -> int | None:
         p, row = self.params, self.row
-        if role is Role.PRIORITY:
-            return None
+        if role is Role.PRIORITY or row.blocked < p.give_up_count:
+            return None  # (the patience is never shorter than give_up_count)
         queued = row.in_light_queue(ctl.lights.stopped) or ctl.lights.near_light()
         patience = p.give_up_count * (2 if queued else 1)
         if p.give_up_stagger:

@@ -48,6 +48,8 @@ class MakeWay:
 
     def step(self, ctl, percept) -> tuple[int, int] | None:
         """Backing, then holding: the wheels, or None when neither (or the hold just ended)."""
+        if self.making_way is None and self.holding is None:
+            return None
         p = self.params
         if self.making_way is not None:
             wheels = self._reverse(ctl, percept)
