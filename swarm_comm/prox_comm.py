@@ -28,7 +28,7 @@ A received transmission gives the receiving robot 7 payloads and 7 intensities, 
 payload of the strongest sensor. Every received sensor carries the same payload, so ``rx`` is
 the transmitted value.
 
-Two named parameter sets (DESIGN.md §4): ``enki_doc``, the seed's documented model and the
+Two named parameter sets (docs/design.md: Thymio facts): ``enki_doc``, the seed's documented model and the
 default, and ``enki_code``, the constants of Enki's later ``Thymio2.cpp`` / ``IRComm.cpp``.
 The later code uses ρ 48 cm, m 4600, c 917, x0 0.2, a fixed threshold of 1400, the weight
 w = cos(α_e)^18 · cos(α_r)^9 and emitter sectors spanned by 5 rays over ±30°. Geometry is in
@@ -54,7 +54,7 @@ from numba import njit
 from thymio_road.sim import robot_model as rm
 
 SENSOR_COUNT = 7
-#: The real robot's payload is 11 bits (DESIGN.md §4 keeps to 10 for SwarmCom framing).
+#: The real robot's payload is 11 bits (docs/design.md: Thymio facts, keeps to 10 for SwarmCom framing).
 PAYLOAD_MAX = (1 << 11) - 1
 #: Period of a transmitting robot (s).
 PERIOD = 0.1

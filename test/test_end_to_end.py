@@ -18,7 +18,7 @@ from thymio_road.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: DESIGN.md §3 topics the foundation provides, with their types.
+#: The interface contract's topics (docs/design.md) the foundation provides, with their types.
 ROBOT_TOPICS = {
     'cmd_vel': 'geometry_msgs/msg/Twist',
     'prox/horizontal': 'std_msgs/msg/Int16MultiArray',

@@ -81,7 +81,7 @@ def decode(bits: tuple[int, int, int]) -> int:
 
 
 #: The ground sensor reads black only this far inside printed black: its 2×2 cm patch (σ 4 mm)
-#: must see about 61 % black to fall below GREY_THRESH 400 (Enki model, DESIGN.md §4).
+#: must see about 61 % black to fall below GREY_THRESH 400 (Enki model; docs/design.md: Thymio facts).
 BLACK_MARGIN_CM = 0.11
 
 

@@ -303,7 +303,7 @@ def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: f
 
     With `lights`, four traffic-light places (`extra['lights']`, in arm order) stand beside the
     approaches, just before mark (1), where a robot still may stop: the report had two in the
-    centre, but one Thymio's IR (about 23 cm, DESIGN.md §4) cannot reach two approaches 60 cm
+    centre, but one Thymio's IR (about 23 cm, docs/design.md: Thymio facts) cannot reach two approaches 60 cm
     apart. `light_offset`: how far right of its lane each light stands (m); at the default 15 cm
     a robot passing it sees its hull with its centre-right proximity sensor above the second
     avoidance threshold (docs/traffic.md).

@@ -28,7 +28,7 @@ PARAMETERS: dict[str, Any] = {
     'robot_name': '',          # the robot's name in Thymio Suite ('' : first free robot)
     'robot_id': '',            # or its node id
     'connect_timeout': 5.0,
-    'program': '',             # '' : the shipped thymio_road/aseba/driver.aesl
+    'program': '',             # '' : the shipped thymio_road/real/aseba/driver.aesl
     'speed_factor': 1.0,
     'gain_left': 1.0,
     'gain_right': 1.0,

@@ -1,7 +1,7 @@
 """IR medium node: Thymio proximity communication between the simulated robots.
 
 The channel is :mod:`swarm_comm.prox_comm` (Enki's model, parameter set ``model``: ``enki_doc``,
-the default, or ``enki_code``). Per robot namespace (DESIGN.md §3) the node subscribes to
+the default, or ``enki_code``). Per robot namespace (docs/design.md, "Interface contract") the node subscribes to
 ``comm/tx`` (std_msgs/Int16; 0 sends nothing; 11 bits, values beyond are clipped with a
 warning), to ``comm/enable`` (std_msgs/Bool; disabled until enabled, as on the real robot;
 enabling turns on both sending and receiving) and to ``ground_truth`` (the world's poses). It

@@ -5,7 +5,7 @@ rclpy and in the embedded runtime. Without ROS the classes come from the rosbags
 wrapped so that ``Twist()`` builds a default message as the generated ROS classes do (rosbags
 dataclasses have no defaults and want numpy arrays of the exact dtype).
 
-Only the types of the interface contract (DESIGN.md §3) are exposed; add more here as needed.
+Only the types of the interface contract (docs/design.md, "Interface contract") are exposed; add more here as needed.
 """
 from __future__ import annotations
 

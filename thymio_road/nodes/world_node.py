@@ -1,6 +1,6 @@
 """World node: the simulated printed map and Thymios, publishing the per-robot sensor topics.
 
-Per robot namespace (DESIGN.md §3): ``prox/horizontal``, ``prox/ground/delta`` (10 Hz, one
+Per robot namespace (docs/design.md, "Interface contract"): ``prox/horizontal``, ``prox/ground/delta`` (10 Hz, one
 "prox" event with a per-robot phase), ``proximity/<name>`` and ``ground/left|right`` (Range, as
 jeguzzi/ros-thymio's driver), ``odom`` and TF, and
 ``ground_truth`` (nav_msgs/Odometry in the map frame); subscribes ``cmd_vel`` and

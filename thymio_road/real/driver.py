@@ -5,7 +5,7 @@ ROS-free and tdmclient-free so that all of it is unit-tested without a robot. Th
 it returns; the link to the robot is anything with the narrow :class:`ThymioLink` interface
 (`thymio_road.real.tdm_link.TdmLink` over tdmclient in production, a fake in the tests).
 
-The robot runs ``thymio_road/aseba/driver.aesl``: it emits ``ros_sensors`` on every "prox"
+The robot runs ``thymio_road/real/aseba/driver.aesl``: it emits ``ros_sensors`` on every "prox"
 event (10 Hz) and ``ros_comm_rx`` on every received IR message, and takes ``ros_set_motors``,
 ``ros_set_comm_tx``, ``ros_enable_comm`` and ``ros_set_led_top``.
 """
@@ -42,7 +42,7 @@ ROBOT_WATCHDOG = 1.0
 COMM_RX_LABEL = 'value[0] payloads[1:8] intensities[8:15]'
 COMM_RX_SIZE = 15
 #: Proximity communication carries 11 bits (the IR medium clips to the same range); the
-#: project's messages keep to 10 (DESIGN.md §4).
+#: project's messages keep to 10 (docs/design.md: Thymio facts).
 COMM_TX_MAX = 2047
 #: Aseba's LED intensity range.
 LED_MAX = 32

@@ -1,6 +1,6 @@
 """Physical facts about the Thymio II that the world, the controller and the driver share.
 
-All lengths are metres and angles radians (REP-103); DESIGN.md §4 lists the same numbers in cm.
+All lengths are metres and angles radians (REP-103); docs/design.md (Thymio facts) lists the same numbers in cm.
 Robot frame: x forward, y left, origin at the middle of the wheel axle.
 """
 from __future__ import annotations

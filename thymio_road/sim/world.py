@@ -41,7 +41,7 @@ class RobotSpec:
 
 @dataclass(frozen=True)
 class WorldParams:
-    """Physical parameters; defaults are the report's and Enki's numbers (DESIGN.md §4)."""
+    """Physical parameters; defaults are the report's and Enki's numbers (docs/design.md: Thymio facts)."""
 
     #: Tick of the world: sensor phases are multiples of it, and it bounds the integration step
     #: whenever robots are close enough to touch.
