@@ -77,9 +77,9 @@ class ControllerParams:
     #: driving after the stop in a location during which the robot still obeys the location's
     #: light as a robot leaving the siding: 40 counts at the lowest speed are 19 cm, from the
     #: stop (41 cm before the merge) to 22 cm before it, where the lanes come closer than a
-    #: Thymio's width (counted in ROAD only, they end 13.8-25.5 cm before it, median 14.8, in
-    #: 10 robots seed 2). From there it has started merging and, like a robot crossing, ignores
-    #: the light (docs/traffic.md).
+    #: Thymio's width (counted in ROAD only, measured: they end 13.8-25.5 cm before it, median
+    #: 14.8). From there it has started merging and, like a robot crossing, ignores the light
+    #: (docs/traffic.md).
     obey_lights: bool = True
     light_timeout: int = 0
     light_siding_count: int = 40
@@ -128,35 +128,32 @@ class ControllerParams:
     give_up_count: int = 300
     #: A robot waits `give_up_stagger` events more per rank of its role, and 2 more per rank of
     #: its id, before it gives up (priority order: the lower robot gives up first; 0: all wait
-    #: `give_up_count`). Two robots that block each other without hearing each other's "blocked
-    #: by" gave up at the same event and backed, held and came back together into contact (15
-    #: robots seed 4 at R2's north-east entry: a ring robot and an entering one, 30 s blocked,
-    #: 10 s held).
+    #: `give_up_count`): two robots that block each other without hearing each other's "blocked
+    #: by" would give up at the same event, back, hold and come back together into contact.
     give_up_stagger: int = 50
     yield_max: int = 150
     #: Crossing blind on a roundabout's ring or in the crossroad, a robot stopped by one it
     #: cannot hear at its front right only (one that pushed in: the priority vehicle, or a robot
     #: entering the ring that did not hear the ring robot) makes way after this long instead
-    #: of `give_up_count`: driving on brings it closer (see _blocked_crossing).
+    #: of `give_up_count`: driving on brings it closer (control/rules/blocked_crossing.py).
     crossing_give_up_count: int = 50
     #: Improved: a reading, or a blind crossing of a location's mark, stopped this long by
     #: something in front that is no robot it hears, with a traffic light heard in the last
     #: LIGHT_NEAR events, is abandoned: the robot faces the light (a Thymio that never moves),
-    #: and only following the line turns it away (see _facing_light).
+    #: and only following the line turns it away (control/rules/facing_light.py).
     facing_light_count: int = 20
     #: Improved: events of driving after leaving a branching by its link, or after a siding's
     #: light lane ends (light_siding_count), during which the front-left sensor counts as a
     #: front one, as in the siding's light lane: the link or the siding joins the other road
-    #: from its right, and a robot passing there is seen on that sensor only (15 robots seed 4
-    #: at B1: 1400 rising to 4500 over 2 s, then their hulls met). 60 events at the lowest speed
-    #: are 29 cm: from the end of EXIT, or 22 cm before a location's merge, past the merge.
+    #: from its right, and a robot passing there is seen on that sensor only. 60 events at the
+    #: lowest speed are 29 cm: from the end of EXIT, or 22 cm before a location's merge, past it.
     link_merge_count: int = 60
     #: Improved: a priority vehicle stops for a robot it hears in front only beyond this front
     #: reading (about 15 cm centre to centre, against 17 cm at `obs_threshold_max`): with the
     #: enki_doc channel a robot's rear receivers hear the front emitters of one behind it only
     #: up to 15.5 cm, while its own rear emitters reach 20 cm and more. Stopped at 17 cm, the
-    #: ambulance heard the robot held by a light in front of it, but that robot never heard the
-    #: ambulance and did not drive on for it (36 s in L4's siding, priority seed 3). A robot in
+    #: ambulance hears the robot held by a light in front of it, but that robot never hears the
+    #: ambulance and does not drive on for it. A robot in
     #: a queue at a light with the ambulance behind closes up as much, to pass the news on.
     priority_close_threshold: int = 3700
 

@@ -32,20 +32,20 @@ The rules, which cannot leave two robots waiting for each other:
   for a lower one;
 - a robot that hears, on its front sensors, "back up" addressed to it makes way too, whatever
   its rank (a priority vehicle excepted): the robot in front backs for one that outranks it, and
-  a queue behind a robot that must make way backs with it. At R2's entries an entering robot
-  asked to make way by a ring robot could not back, with the next robot 17 cm behind it, and the
-  three stood 63 and 116 s (15 robots seeds 1 and 6);
+  a queue behind a robot that must make way backs with it (an entering robot asked to make way
+  by a ring robot cannot back with the next robot 17 cm behind it);
 - a robot blocked 5 s (``crossing_give_up_count``) by a robot in front that says "back up" to
   another, or to nobody, makes way itself (a priority vehicle excepted): the robot in front
-  makes way for it but cannot back (the controller's ``cannot_back``);
+  makes way for it but cannot back (control/rules/cannot_back.py);
 - a robot blocked for ``give_up_count`` events without being helped makes way itself (the other
   may not hear it: IR has a range of about 23 cm, the proximity sensors see farther sideways);
   a priority vehicle never does. In a queue at a light (it hears a waiting robot in front, or
-  the controller heard a light in the last 2 s) it gives up only after twice as long: a red can outlast ``give_up_count``, and a robot that backed
-  away from a queue at X1 backed over the crossroad's code and misread it (15 robots, seed 5);
+  the controller heard a light in the last 2 s) it gives up only after twice as long: a red can
+  outlast ``give_up_count``, and a robot that backs away from a queue may back over a code and
+  misread it;
 - a robot crossing blind on a roundabout's ring or in the crossroad, stopped by one it does not
   hear at its front right only, makes way after ``crossing_give_up_count`` events (the
-  controller's ``_blocked_crossing``): that one came in from the right, often cannot back, and
+  control/rules/blocked_crossing.py): that one came in from the right, often cannot back, and
   the crossing turns towards it;
 - a robot held by a traffic light that hears a priority vehicle behind it drives on (report §11:
   the others give way to an ambulance), and a priority vehicle passes red lights;
@@ -53,8 +53,8 @@ The rules, which cannot leave two robots waiting for each other:
   green: :mod:`thymio_road.control.traffic_light`): robots in it close up to about 15 cm on the
   robot in front, as the ambulance does, because a robot's rear receivers hear the one behind only
   that close (enki_doc), and queues stand 17 cm apart. Only the robot right in front of the
-  ambulance runs the red; a whole queue that ran it met the robots the light had let out of the
-  siding (priority seed 5: 20 contact ticks at L2's and L3's exits).
+  ambulance runs the red: a whole queue that ran it would meet the robots the light let out of
+  the siding.
 
 Light codes (20..79) and these codes never overlap, so lights and robots share the channel.
 """
@@ -237,8 +237,8 @@ class RightOfWay:
         if self._events % 2:
             if backing_blocked:
                 # To the robot heard behind; to nobody (0) when none is heard, so that the robot
-                # in front still learns that this one cannot back (10 robots seed 2 at B1: the
-                # robot behind stood beyond the rear receivers' 15.5 cm).
+                # in front still learns that this one cannot back (the robot behind may stand
+                # beyond the rear receivers' 15.5 cm).
                 return back_up_code(self.behind() or 0)
             if self.in_light_queue(held_by_light):
                 if self.priority_behind() or self.priority_passed_on is not None:
