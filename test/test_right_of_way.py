@@ -7,6 +7,8 @@ from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, Righ
                                               priority_behind_code, waiting_code)
 from thymio_road.control.traffic_light import decode
 from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
+from controller_situations import (at_crossroad, at_location, crossing_crossroad, crossing_location, crossing_ring,
+                                   entering_roundabout, leaving_by_link, leaving_siding, on_ring, past_link)
 from swarm_comm.prox_comm import PAYLOAD_MAX
 
 FRONT = [0, 0, 2000, 0, 0, 0, 0]
@@ -114,17 +116,15 @@ def _improved(robot_id: int, **kw) -> RoadController:
 
 
 def test_of_two_robots_blocking_each_other_the_lower_backs_up_then_waits():
-    entering, ring = _improved(1), _improved(2)
-    for c, cc in ((entering, 0), (ring, 1)):
-        c.action, c.counter_continue = Action.ROUNDABOUT, cc
-        c._set_state(State.ACTION)
+    entering, ring = entering_roundabout(_improved(1)), on_ring(_improved(2))
     assert entering.role() is Role.ENTERING and ring.role() is Role.INSIDE
     wheels = _face_off(entering, ring, 60)
     kinds = [e.kind for e in entering.drain_events()]
     assert 'make_way' in kinds and 'make_way' not in [e.kind for e in ring.drain_events()]
     backing = [w for w in wheels if w[0] < 0 and w[1] < 0]
-    # The entering robot (lower role, though lower id) backs up the 2 s it drove, retracing them.
-    assert backing == [(-150, -150)] * 20
+    # The entering robot (lower role, though lower id) backs up the last 3 s it drove (its code
+    # and the 2 s after it), retracing them.
+    assert backing == [(-150, -150)] * entering.params.make_way_count
     assert entering.state is State.ACTION  # still entering the same roundabout
     # The marks on the way back are not counted twice: for the distance backed (20 events at 150).
     assert entering.marks_suppressed()
@@ -132,15 +132,13 @@ def test_of_two_robots_blocking_each_other_the_lower_backs_up_then_waits():
     while entering.marks_suppressed():
         left, right = entering.step(GREY, CLEAR)
         driven += (left + right) // 2
-    assert driven == 20 * 150  # back where it stood
+    assert driven == entering.params.make_way_count * 150  # back where it stood
 
 
 def test_asked_again_a_robot_backs_further_the_way_it_came():
     """15 robots seed 1 at R2's south-east entry: it had backed its trail once, and asked again
     by a ring robot it could not back at all; the ring robot stood 115 s."""
-    c = _improved(10)
-    c.action = Action.ROUNDABOUT
-    c._set_state(State.ACTION)
+    c = entering_roundabout(_improved(10))
     for k in range(90):  # 9 s of driving: 3 s straight, 3 s turning, 3 s straight
         c.step((500 + (60 if 30 <= k < 60 else 0), 900), CLEAR)
     backed = []
@@ -192,9 +190,7 @@ def test_equal_roles_the_higher_id_makes_way():
 
 
 def test_entering_robot_yields_to_a_ring_robot_it_hears_in_front():
-    c = _improved(4)
-    c.action, c.counter_continue = Action.ROUNDABOUT, 0
-    c._set_state(State.ACTION)
+    c = entering_roundabout(_improved(4))
     c.on_comm(announce_code(Role.INSIDE, 9), FRONT)
     assert c.step(GREY, CLEAR) == (0, 0)
     assert [e.kind for e in c.drain_events() if e.kind != 'mode'][-1] == 'yield'
@@ -206,12 +202,8 @@ def test_entering_robot_yields_to_a_ring_robot_it_hears_in_front():
 
 def test_left_names_the_branching():
     """Action.BRANCHING is 0: the 'left' event named no action for a branching."""
-    c = _improved(4)
-    c.action = Action.BRANCHING
-    c._set_state(State.EXIT)
-    c.counter = c.params.exit_count
-    c.step(GREY, CLEAR)
-    assert c.state is State.ROAD and c.action is None
+    c = past_link(_improved(4))
+    assert c.action is None
     assert [e.data['action'] for e in c.drain_events() if e.kind == 'left'] == ['branching']
 
 
@@ -273,9 +265,8 @@ def test_a_blind_crossing_of_a_locations_merge_facing_its_light_ends_after_2_s(h
     """The mark's event turned the road robot towards the light beside the merge, and the blind
     drive held that heading; following the line turns it back to the road. A robot it hears in
     front, or an obstacle with no light near, keeps the crossing stopped."""
-    c = _improved(1)
-    c.action, c.counter_continue = Action.LOCATION, 2
-    c._set_state(State.CONTINUE)
+    c = crossing_location(_improved(1))
+    c.drain_events()
     light_code = 40 + 6  # L5's light opens the road lane (node 6)
     for _ in range(c.params.facing_light_count):
         if heard in ('light', 'robot'):
@@ -296,8 +287,8 @@ def test_a_blind_crossing_of_a_locations_merge_facing_its_light_ends_after_2_s(h
 def test_after_making_way_in_a_siding_a_robot_waits_for_its_lights_go_again():
     """10 robots seed 1 at L3: let go by the timeout (a road robot hid the light), it gave up
     its way beside that robot, and came forward again into the next one."""
-    c = _improved(4)
-    c.light_lane, c.current_node = 'siding', 5
+    c = leaving_siding(_improved(4))
+    c.current_node = 5  # the navigator's word: the location it is leaving
     made, _ = _blocked(c, c.params.give_up_count + 2 * (63 - 4) + 10)
     assert [e.data['reason'] for e in made] == ['gave_up']
     for _ in range(200):
@@ -322,8 +313,8 @@ def test_after_making_way_in_a_siding_a_robot_waits_for_its_lights_go_again():
 def test_exit_counts_distance_so_they_stand_still_while_blocked():
     report, improved = RoadController(ControllerParams()), _improved(1)
     for c in (report, improved):
-        c.action = Action.LOCATION
-        c._set_state(State.EXIT)
+        at_location(c, 'siding')
+        assert c.counter == 0
         for _ in range(10):
             c.step(GREY, BLOCKED)
     assert report.counter == 10 and improved.counter == 0
@@ -332,28 +323,29 @@ def test_exit_counts_distance_so_they_stand_still_while_blocked():
 def test_a_road_robot_near_the_merge_is_committed_and_drives_through_the_locations_red():
     report, improved, slowed = RoadController(ControllerParams()), _improved(1), _improved(2)
     for c in (report, improved, slowed):
-        c.action, c.counter_continue = Action.LOCATION, 1
-        c._set_state(State.ACTION)
+        at_location(c)  # past the siding's entry mark and its blind crossing
     assert improved.light_context() == ('road', None)  # before: it obeys
     near = [0, 0, 1500, 0, 0, 0, 0]  # a robot ahead: v2 slows it down
-    for _ in range(134):  # crossing + 1 + light_road_count events at the lowest speed
+    events = 0
+    while improved.light_context() is not None:
         improved.step(GREY, CLEAR)
         report.step(GREY, CLEAR)
         slowed.step(GREY, near)
-    assert improved.light_context() == ('road', None)
-    improved.step(GREY, CLEAR)
-    assert improved.light_context() is None and report.light_context() == ('road', None)
+        events += 1
+        assert events < 200
+    # Committed after crossing + 1 + light_road_count events at the lowest speed from the mark,
+    # the blind crossing (slightly slower: its left bias) included.
+    assert events == improved.params.light_road_count
+    assert report.light_context() == ('road', None)
     assert slowed.light_context() == ('road', None)  # it has not come as far
 
 
 def test_a_robot_queued_in_the_siding_keeps_obeying_its_light():
-    c = _improved(1)
-    c.light_lane, c.light_lane_count = 'siding', 0
+    c = leaving_siding(_improved(1))
     for _ in range(100):  # 10 s queued behind another robot in the siding
         c.step(GREY, BLOCKED)
     assert c.light_context() == ('siding', None)
-    report = RoadController(ControllerParams())
-    report.light_lane = 'siding'
+    report = leaving_siding(RoadController(ControllerParams()))
     for _ in range(100):
         report.step(GREY, BLOCKED)
     assert report.light_context() is None
@@ -363,11 +355,8 @@ AT_THE_FRONT_LEFT = [3600, 0, 0, 0, 0, 0, 0]  # a robot passing B1 beside the li
 
 
 def _leaving_by_the_link(c: RoadController) -> None:
-    c.action = Action.BRANCHING
-    c._set_state(State.EXIT)
-    c.counter = c.params.exit_count
-    c.step(GREY, CLEAR)
-    assert c.state is State.ROAD and 'left' in [e.kind for e in c.drain_events()]
+    past_link(c)
+    assert 'left' in [e.kind for e in c.drain_events()]
 
 
 def test_merging_from_a_branchings_link_a_robot_stops_for_one_at_its_front_left():
@@ -385,8 +374,7 @@ def test_merging_from_a_branchings_link_a_robot_stops_for_one_at_its_front_left(
 def test_past_its_sidings_light_lane_a_merging_robot_still_stops_for_one_at_its_front_left():
     """10 robots seed 9 at L3: the light lane ended 22 cm before the merge, and the road robot
     beside it, seen on the front-left sensor only (3937), was ignored."""
-    c = _improved(6)
-    c.light_lane, c.light_lane_count = 'siding', 0
+    c = leaving_siding(_improved(6))
     for _ in range(c.params.light_siding_count + 1):
         c.step(GREY, CLEAR)
     assert c.light_lane is None
@@ -397,10 +385,8 @@ def test_past_its_sidings_light_lane_a_merging_robot_still_stops_for_one_at_its_
 
 
 def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
-    c = _improved(2)
-    c.action, c.counter_continue = Action.CROSSROAD, 0
-    c.previous_node = 1
-    c._set_state(State.ACTION)
+    c = at_crossroad(_improved(2))
+    c.previous_node = 1  # the navigator's word: the node it came from
     c.on_comm(21)  # node 1 + 20: stop
     assert c.stopped_by_light and c.step(GREY, CLEAR) == (0, 0)
     c.on_comm(announce_code(Role.PRIORITY, 9), DIAGONALLY_BEHIND)  # in the lane beside: not for it
@@ -410,9 +396,8 @@ def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     c.on_comm(announce_code(Role.PRIORITY, 9), RIGHT_BEHIND)
     c.on_comm(21)
     assert not c.stopped_by_light  # not stopped again while it is behind
-    ambulance = _improved(9, kind='priority')
-    ambulance.action, ambulance.counter_continue, ambulance.previous_node = Action.CROSSROAD, 0, 1
-    ambulance._set_state(State.ACTION)
+    ambulance = at_crossroad(_improved(9, kind='priority'))
+    ambulance.previous_node = 1
     ambulance.on_comm(21)
     assert not ambulance.stopped_by_light and ambulance.role() is Role.PRIORITY
 
@@ -435,9 +420,8 @@ def test_the_ambulance_closes_up_on_a_robot_it_hears_until_that_robot_can_hear_i
 def _queued_at_a_light(robot_id: int, hear_behind: int, held: bool = False) -> RoadController:
     """A road robot in a location's road lane, in a queue at the light (held by it, or behind one
     that says it waits), hearing `hear_behind` right behind it."""
-    c = _improved(robot_id)
-    c.action, c.counter_continue, c.current_node = Action.LOCATION, 1, 2
-    c._set_state(State.ACTION)
+    c = at_location(_improved(robot_id))
+    c.current_node = 2  # the navigator's word: location node 2
     if held:
         c.on_comm(2 + STOP)
     else:
@@ -532,10 +516,8 @@ def test_of_two_robots_blocked_together_the_lower_in_priority_gives_up_first():
             c.step(GREY, BLOCKED)
             events += 1
         return events
-    ring, entering = _crossing_ring(6, action=Action.ROUNDABOUT), _improved(11)
-    ring._set_state(State.ACTION)  # on the ring, following it (not the blind crossing's rule)
-    entering.action = Action.ROUNDABOUT
-    entering._set_state(State.ACTION)
+    # The ring robot follows the ring (not the blind crossing's rule).
+    ring, entering = on_ring(_improved(6)), entering_roundabout(_improved(11))
     assert (ring.role(), entering.role()) == (Role.INSIDE, Role.ENTERING)
     first, then = gives_up_after(entering), gives_up_after(ring)
     # The count reaches its mark at the end of an event; the robot backs at the next.
@@ -546,8 +528,10 @@ def test_of_two_robots_blocked_together_the_lower_in_priority_gives_up_first():
 
 
 def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
-    held = _improved(2)
-    held.stopped_by_light = True
+    held = at_location(_improved(2))
+    held.current_node = 2
+    held.on_comm(STOP + 2)  # the location's light stops its road lane
+    assert held.stopped_by_light
     codes = set()
     for _ in range(4):
         held.right_of_way.tick(False)
@@ -566,8 +550,7 @@ def test_a_robot_that_must_make_way_asks_the_one_close_behind_it_to_back_up_too(
     to make way, could not back with the next robot 17 cm behind it; the three stood 63 and 116 s."""
     entering, behind = _improved(4), _improved(11)
     for c in (entering, behind):
-        c.action = Action.ROUNDABOUT
-        c._set_state(State.ACTION)
+        entering_roundabout(c)
         for _ in range(20):
             c.step(GREY, CLEAR)
     close_behind = [0, 0, 0, 0, 0, 3484, 0]
@@ -598,11 +581,10 @@ def test_a_robot_that_must_make_way_asks_the_one_close_behind_it_to_back_up_too(
 AT_THE_FRONT_RIGHT = [0, 0, 0, 1305, 4200, 0, 0]  # the ambulance pushed in at R2 (priority seed 4)
 
 
-def _crossing_ring(robot_id: int, counter_continue: int = 4, action: Action = Action.ROUNDABOUT) -> RoadController:
+def _crossing_ring(robot_id: int, marks: int = 2, action: Action = Action.ROUNDABOUT) -> RoadController:
+    """Crossing blind: on a roundabout's ring past its `marks`-th mark, or a crossroad straight."""
     c = _improved(robot_id)
-    c.action, c.counter_continue = action, counter_continue
-    c._set_state(State.CONTINUE)
-    return c
+    return crossing_crossroad(c) if action is Action.CROSSROAD else crossing_ring(c, marks)
 
 
 @pytest.mark.parametrize('action', [Action.ROUNDABOUT, Action.CROSSROAD])
@@ -625,11 +607,9 @@ def test_a_robot_blocked_by_one_that_cannot_back_backs_itself_after_5_s(where):
     crossing the entry, the entering robot with the next one behind it); 48 s at B1, and then a
     wrong-way drive (10 robots seed 2: two robots on the crossing links)."""
     if where == 'ring':
-        c = _crossing_ring(14, 12)
+        c = _crossing_ring(14)
     else:
-        c = _improved(2, kind='priority' if where == 'ambulance' else 'car')
-        c.action = Action.BRANCHING
-        c._set_state(State.EXIT)
+        c = leaving_by_link(_improved(2, kind='priority' if where == 'ambulance' else 'car'))
     for _ in range(10):
         c.step(GREY, CLEAR)
     facing = [0, 0, 3300, 2900, 0, 0, 0]
@@ -649,12 +629,10 @@ def test_on_a_branchings_link_a_silent_robot_at_the_front_right_is_given_way_aft
     """B1's links cross each other: leaving by one, a robot met one coming up the other at its
     front right, neither heard the other, and they stood 47 s (15 robots seed 8)."""
     c = _improved(6)
-    c.action = Action.BRANCHING
-    c._set_state(State.EXIT)
     if where == 'link':
-        c.counter = c.params.exit_count
-        c.step(GREY, CLEAR)
-        assert c.state is State.ROAD
+        past_link(c)
+    else:
+        leaving_by_link(c)
     for _ in range(10):
         c.step(GREY, CLEAR)
     at_the_crossing = [0, 0, 0, 3400, 4200, 0, 0]
@@ -673,7 +651,7 @@ def test_on_a_branchings_link_a_silent_robot_at_the_front_right_is_given_way_aft
 
 @pytest.mark.parametrize('why', ['ahead', 'heard', 'own entry'])
 def test_the_ring_rule_waits_the_usual_30_s_for_a_robot_ahead_heard_or_at_its_own_entry(why):
-    c = _crossing_ring(10, 1 if why == 'own entry' else 4)
+    c = _crossing_ring(10, 1 if why == 'own entry' else 2)
     prox = [0, 0, 2000, 1305, 0, 0, 0] if why == 'ahead' else AT_THE_FRONT_RIGHT
     for _ in range(2 * c.params.crossing_give_up_count):
         if why == 'heard':
