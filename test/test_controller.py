@@ -1,5 +1,6 @@
 import pytest
 
+from controller_situations import CODES, choosing, cross, mark, read_code
 from thymio_road.control.controller import Action, ControllerParams, RoadController, State, adiv, led_colour
 
 CLEAR = [0] * 7
@@ -63,10 +64,10 @@ def test_led_colour_shows_speed_on_the_road():
 
 def test_led_colour_shows_the_intersection_kind():
     c = RoadController()
-    c._apply_road_code(7)  # roundabout: actionType 1
+    read_code(c, 7)  # roundabout: actionType 1
     assert led_colour(c) == (0, 10, 20)
     c = RoadController()
-    c._apply_road_code(6)  # location: actionType 3
+    read_code(c, 6)  # location: actionType 3
     assert led_colour(c) == (0, 30, 0)
 
 
@@ -133,8 +134,10 @@ def test_strict_security_at_a_locations_marks_asks_only_for_printed_black(action
     """15 robots seed 6 at L2: the line following swung ±100 from one event to the next after a
     light's hold, and the merge mark (read 86) was missed at follow 603, 395, 600, 381."""
     c = RoadController(ControllerParams(trigger_security='strict'))
-    c.action, c.counter_continue = Action[action.upper()], 1
-    c._set_state(State.ACTION)
+    read_code(choosing(c, 'continue'), CODES[Action[action.upper()]])
+    mark(c)
+    cross(c)
+    assert c.state is State.ACTION and c.counter_continue == 1
     c.step([603, 250], CLEAR)  # the siding exit's band beside the mark: not printed black
     assert c.state is State.ACTION
     c.step([603, 86], CLEAR)
@@ -156,7 +159,7 @@ def test_speed_factor_scales_the_motor_commands():
 def enter(action_code, **params):
     """A controller that has just read an intersection code on the road."""
     c = RoadController(ControllerParams(speed=260, **params))
-    c._apply_road_code(action_code)
+    read_code(c, action_code)
     c.drain_events()
     return c
 
@@ -190,14 +193,15 @@ def test_continue_drives_blind_with_the_left_bias_for_21_counts():
 def test_a_roundabout_is_left_only_on_even_counts():
     c = enter(7)
     asked = []
-    c.decide = lambda action, passed: asked.append(passed) or 'exit'
-    c.counter_continue = 1
+    c.decide = lambda action, passed: asked.append(passed) or ('continue' if passed == 0 else 'exit')
+    cross_mark(c)  # the first mark (0): asked, continues
+    cross(c)
     cross_mark(c)
-    assert c.state is State.CONTINUE and asked == []  # odd: an entry, crossed without asking
+    assert c.state is State.CONTINUE and asked == [0]  # odd: an entry, crossed without asking
     for _ in range(22):
         c.step([500, 900], CLEAR)
     cross_mark(c)
-    assert asked == [2] and c.state is State.EXIT
+    assert asked == [0, 2] and c.state is State.EXIT
     for _ in range(42):
         c.step([500, 900], CLEAR)
     assert c.state is State.ROAD and c.speed == 260
@@ -267,7 +271,7 @@ def test_continue_stops_and_freezes_its_count_for_an_obstacle():
 def test_crossroad_sequences_of_the_report(direction):
     c = RoadController(ControllerParams(speed=260))
     c.choose_direction = lambda: direction
-    c._apply_road_code(5)
+    read_code(c, 5)
     assert c.action.name == 'CROSSROAD' and c.saved_speed == 150
     states = []
     for _ in range(4):

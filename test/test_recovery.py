@@ -4,6 +4,7 @@ import math
 import pytest
 
 from thymio_road.cli.main import main
+from controller_situations import choosing, mark, read_code
 from thymio_road.control.controller import Action, ControllerParams, Mode, RoadController, State
 from thymio_road.experiments.recovery import experiment, table
 from thymio_road.map.loader import load_map
@@ -82,8 +83,9 @@ ACROSS_THE_ROAD = [348, 288, 224, 219, 209, 168, 284, 456, 472, 630]
 def test_lost_on_white_after_a_locations_crossing_over_black_the_robot_spins_left(case):
     """Beyond the road's right edge, the report's right spin finds the road backwards."""
     c = RoadController(ControllerParams(recovery='report' if case == 'report' else 'both'))
-    c.action, c.counter_continue = Action.LOCATION, 1
-    c._set_state(State.CONTINUE)
+    read_code(choosing(c, 'continue'), 6)  # a location: the robot crosses its siding's entry
+    mark(c)
+    assert c.state is State.CONTINUE and c.action is Action.LOCATION
     readings = ACROSS_THE_ROAD if case != 'on the gradient' else [500] * len(ACROSS_THE_ROAD)
     for k in range(c.params.crossing + 1):
         c.step((readings[min(k, len(readings) - 1)] if case != 'on the gradient' else 480, 900), [0] * 7)

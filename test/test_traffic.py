@@ -12,7 +12,8 @@ import yaml
 
 from prox_comm_reference import naive_step
 from swarm_comm.prox_comm import ENKI_DOC, ProxCommChannel, range_with_gain
-from thymio_road.control.controller import Action, ControllerParams, RoadController, State
+from controller_situations import at_crossroad, at_location, choosing, cross, crossing_location, leaving_siding, mark, read_code
+from thymio_road.control.controller import Action, ControllerParams, Mode, RoadController, State
 from thymio_road.map.intersections import Intersection, advance, crossroad
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_map import MapError
@@ -221,9 +222,21 @@ def test_channel_gain_shrinks_the_range_as_the_law_says():
 
 # --- the controller -------------------------------------------------------------------------------
 
-def _at_location(counter_continue=1, state=State.ACTION, node=2):
-    c = RoadController(ControllerParams())
-    c.action, c.counter_continue, c.state, c.current_node = Action.LOCATION, counter_continue, state, node
+def _at_location(where='road', node=2, **params):
+    """A robot at location node `node`: 'approaching' (its code read, before the siding's
+    entry), 'entry' (crossing the entry blind), 'road' (on the road lane past it), 'merge'
+    (crossing the merge blind), 'siding' (in the siding)."""
+    c = RoadController(ControllerParams(**params))
+    if where == 'approaching':
+        read_code(c, 6)
+    elif where == 'entry':
+        read_code(choosing(c, 'continue'), 6)
+        mark(c)
+    elif where == 'merge':
+        crossing_location(c)
+    else:
+        at_location(c, where)
+    c.current_node = node  # the navigator's word
     return c
 
 
@@ -249,14 +262,16 @@ def test_road_lane_stops_on_plus20_goes_on_plus40():
 
 
 def test_siding_lane_obeys_the_opposite_codes_with_the_stop_frozen():
-    c = _at_location(counter_continue=0, state=State.STOP)
-    c.light_lane, c.delivering = 'siding', True
-    c.counter = 100
+    c = _at_location('siding')
+    while not c.delivering:
+        c.step(GROUND, PROX)
+    assert c.state is State.STOP and c.mode is Mode.DELIVERING
+    stopped_at = c.counter
     c.on_comm(2 + GO)                  # the road lane's green holds the siding: timer frozen
     assert c.increment_counter == 0 and not c.stopped_by_light
     for _ in range(50):
         c.step(GROUND, PROX)
-    assert c.counter == 100 and c.delivering
+    assert c.counter == stopped_at and c.delivering
     c.on_comm(2 + STOP)                # the siding's green
     for _ in range(60):
         c.step(GROUND, PROX)
@@ -277,9 +292,8 @@ def test_a_siding_robot_let_go_by_its_green_clears_the_merge_in_the_all_red_afte
     """Improved rules. Stopped by that all red in the siding's exit curve (17-21 cm before the
     merge), it stood in the road robots' way: they see it at their front right (3053)."""
     def leaving(rules):
-        c = RoadController(ControllerParams(traffic_rules=rules, robot_id=3))
-        c.action, c.counter_continue, c.current_node = None, 0, 2
-        c.light_lane, c.state = 'siding', State.ROAD
+        c = leaving_siding(RoadController(ControllerParams(traffic_rules=rules, robot_id=3)))
+        c.current_node = 2
         return c
     released = leaving('improved')
     released.on_comm(2 + STOP)          # the siding's green
@@ -297,22 +311,21 @@ def test_a_siding_robot_let_go_by_its_green_clears_the_merge_in_the_all_red_afte
 
 
 def test_never_stopped_while_crossing_and_not_before_the_location():
-    c = _at_location(state=State.CONTINUE)
+    c = _at_location('entry')
     c.on_comm(2 + STOP)
     assert not c.stopped_by_light
-    c = _at_location(counter_continue=0)   # approaching the siding entry
+    c = _at_location('approaching')   # approaching the siding entry
     c.on_comm(2 + STOP)
     c.on_comm(2 + GO)
     assert not c.stopped_by_light and c.increment_counter == 1
-    c = _at_location(counter_continue=2)   # crossing the merge
+    c = _at_location('merge')         # crossing the merge
     c.on_comm(2 + STOP)
     assert not c.stopped_by_light
 
 
 def test_crossroad_lane_is_addressed_by_the_node_it_came_from():
-    c = RoadController(ControllerParams())
-    c.action, c.state, c.counter_continue = Action.CROSSROAD, State.ACTION, 0
-    c.previous_node, c.current_node = 4, 0
+    c = at_crossroad(RoadController(ControllerParams()))
+    c.previous_node, c.current_node = 4, 0  # the navigator's word: from node 4, at X1 (0)
     c.on_comm(0 + STOP)                # the crossroad's own id: not this lane
     assert not c.stopped_by_light
     c.on_comm(4 + STOP)
@@ -321,24 +334,28 @@ def test_crossroad_lane_is_addressed_by_the_node_it_came_from():
     assert c.stopped_by_light
     c.on_comm(4 + GO)
     assert not c.stopped_by_light and c.state is State.ACTION
-    c.counter_continue = 1             # it has started crossing: lights are ignored
+    c.choose_direction = lambda: 'straight'
+    mark(c)                            # it has started crossing: lights are ignored
     c.on_comm(4 + STOP)
     assert not c.stopped_by_light
-    c.counter_continue, c.previous_node = 0, None   # it does not know where it came from
+    cross(c)
+    assert c.state is State.ACTION and c.counter_continue == 1
+    c.on_comm(4 + STOP)
+    assert not c.stopped_by_light
+    c = at_crossroad(RoadController(ControllerParams()))
+    c.current_node = 0                 # it does not know where it came from
     c.on_comm(4 + STOP)
     assert not c.stopped_by_light
 
 
 def test_timeout_and_disobedience():
-    c = RoadController(ControllerParams(light_timeout=30))
-    c.action, c.state, c.counter_continue, c.current_node = Action.LOCATION, State.ACTION, 1, 2
+    c = _at_location(light_timeout=30)
     c.on_comm(2 + STOP)
     for _ in range(30):
         assert c.step(GROUND, PROX) == (0, 0)
     c.step(GROUND, PROX)
     assert not c.stopped_by_light and c.state is State.ACTION
-    c = RoadController(ControllerParams(obey_lights=False))
-    c.action, c.state, c.counter_continue, c.current_node = Action.LOCATION, State.ACTION, 1, 2
+    c = _at_location(obey_lights=False)
     c.on_comm(2 + STOP)
     assert not c.stopped_by_light
 
