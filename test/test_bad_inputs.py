@@ -81,6 +81,13 @@ CASES = [
     ('mission-nowhere', RUN + ['--scenario', 's.yaml'],
      {'s.yaml': scenario(map='simple', robots={'count': 1, 'road': 'outer', 'missions': {'thymio1': [1, 4]}})},
      ['s.yaml', 'scenario.robots.missions.thymio1', 'no location 4', 'locations: 1']),
+    # --- extends: chains
+    ('extends-cycle', RUN + ['--scenario', 'a.yaml'], {'a.yaml': 'extends: b\n', 'b.yaml': 'extends: a.yaml\n'},
+     ['b.yaml', 'scenario.extends', "'a.yaml' closes a cycle", 'a.yaml → ']),
+    ('extends-unknown', RUN + ['--scenario', 's.yaml'], {'s.yaml': 'extends: final_trafic\n'},
+     ['s.yaml', 'scenario.extends', "no scenario 'final_trafic'", 'final_traffic']),
+    ('extends-bad-child-field', RUN + ['--scenario', 's.yaml'],
+     {'s.yaml': 'extends: final_traffic\nrobots: {count: 0}\n'}, ['s.yaml', 'scenario.robots.count', '0']),
     ('mission-superscript', RUN + ['--scenario', 's.yaml'],   # '²'.isdigit() is True, int('²') fails
      {'s.yaml': scenario(map='simple', robots={'count': 1, 'road': 'outer', 'missions': {'thymio1': '1,²'}})},
      ['s.yaml', 'scenario.robots.missions.thymio1', "'1,²'"]),

@@ -98,3 +98,109 @@ def test_missions_as_text_number_or_list(tmp_path):
     missions = {'thymio1': ' 1 ,, 01', 'thymio2': 1, 'thymio3': [1, '1']}
     path = write(tmp_path, {'map': 'simple', 'robots': {'count': 3, 'road': 'outer', 'missions': missions}})
     assert [r.mission for r in load_scenario(path).robots] == ['1,1', '1', '1,1']
+
+
+# --- extends: ------------------------------------------------------------------------------------
+
+CONFIG = Path(__file__).parent.parent / 'config'
+#: config/scenarios/priority.yaml as it was before it extended final_traffic (comments left out).
+PRIORITY_BEFORE = {
+    'name': 'priority', 'map': '../maps/final.yaml', 'duration': 1800.0, 'seed': 1,
+    'controller': {'speed': 150, 'trigger_security': 'strict', 'bias_crossroad': 100, 'bias_crossroad_left': 80,
+                   'avoidance': 'v2', 'recovery': 'both', 'traffic_rules': 'improved', 'light_timeout': 100},
+    'robots': {'count': 16, 'road': 'north', 'start': 3.3, 'calibrate': True,
+               'overrides': {'thymio1': {'kind': 'priority'}}, 'missions': {'thymio1': [4]}},
+    'ir': {'model': 'enki_doc'},
+    'lights': {'at': 'all', 'green': 8.0, 'clearance': 15.0, 'clearance_extension': 10.0,
+               'priority_preemption': 30.0, 'crossroad_clearance': 16.0,
+               'battery': {'decay': False, 'half_life': 600.0}},
+}
+
+
+def _fields(scenario):
+    return {name: getattr(scenario, name) for name in scenario.__dataclass_fields__ if name != 'road_map'}
+
+
+def test_priority_is_final_traffic_and_its_differences():
+    from thymio_road.scenario import _read_scenario
+    path = CONFIG / 'scenarios' / 'priority.yaml'
+    assert set(yaml.safe_load(path.read_text())) == {'extends', 'robots'}
+    merged = _read_scenario(path)
+    assert 'name' not in merged                          # the file's stem, as the old name: said
+    before = {k: v for k, v in PRIORITY_BEFORE.items() if k != 'name'}
+    assert merged == {**before, 'map': str(path.parent / '../maps/final.yaml')}
+
+
+def test_priority_loads_as_before(tmp_path):
+    old = tmp_path / 'scenarios' / 'priority.yaml'
+    old.parent.mkdir()
+    old.write_text(yaml.safe_dump({**PRIORITY_BEFORE, 'map': str(CONFIG / 'maps' / 'final.yaml')}))
+    now, before = load_scenario('priority'), load_scenario(old)
+    assert now.road_map.source == before.road_map.source
+    assert {**_fields(now), 'source': None} == {**_fields(before), 'source': None}
+    def specs(scenario):      # the nodes that read the scenario are given its file
+        return [(s.executable, s.namespace, {k: v for k, v in s.parameters.items() if k != 'scenario_file'})
+                for s in node_specs(scenario)]
+    assert specs(now) == specs(before)
+
+
+def _yaml(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_extends_merges_mappings_and_replaces_the_rest(tmp_path):
+    # The base is in another folder, with its map beside it: the map is found there.
+    (tmp_path / 'bases').mkdir()
+    (tmp_path / 'bases' / 'loop.yaml').write_text((CONFIG / 'maps' / 'oval.yaml').read_text())
+    _yaml(tmp_path / 'bases' / 'base.yaml', {
+        'name': 'base', 'map': 'loop.yaml', 'duration': 30.0, 'seed': 3,
+        'controller': {'speed': 150, 'avoidance': 'v2'}, 'world': {'ground_noise': 2.0},
+        'robots': {'count': 2, 'road': 'loop', 'overrides': {'thymio1': {'speed': 100}}}, 'ir': {}})
+    child = _yaml(tmp_path / 'child.yaml', {
+        'extends': 'bases/base.yaml', 'seed': 4, 'world': None,
+        'controller': {'speed': 200}, 'robots': {'count': 3, 'overrides': {'thymio2': {'speed': 120}}}})
+    sc = load_scenario(child)
+    assert sc.name == 'child' and sc.duration == 30.0 and sc.seed == 4 and sc.world == {}
+    assert sc.road_map.source == str((tmp_path / 'bases' / 'loop.yaml').resolve())
+    assert sc.controller == {'speed': 200, 'avoidance': 'v2'}
+    assert [r.controller['speed'] for r in sc.robots] == [100, 120, 200]
+    assert sc.ir is not None
+    named = _yaml(tmp_path / 'named.yaml', {'extends': 'child', 'name': 'mine'})   # .yaml optional
+    assert load_scenario(named).name == 'mine' and load_scenario(named).seed == 4
+
+
+@pytest.mark.parametrize('files,top,expected', [
+    ({'a.yaml': {'extends': 'a'}}, 'a.yaml', "scenario.extends: 'a' closes a cycle: {a} → {a}"),
+    ({'a.yaml': {'extends': 'b.yaml'}, 'b.yaml': {'extends': 'a'}}, 'a.yaml',
+     "b.yaml: scenario.extends: 'a' closes a cycle: {a} → {b} → {a}"),
+    ({f'f{k}.yaml': {'extends': f'f{k + 1}'} for k in range(12)}, 'f0.yaml',
+     'scenario.extends: more than 8 scenarios extend one another: {f0} → '),
+    ({'a.yaml': {'extends': 'nowhere'}}, 'a.yaml',
+     "a.yaml: scenario.extends: no scenario 'nowhere': not a file beside this one"),
+    ({'a.yaml': {'extends': ['final_traffic']}}, 'a.yaml',
+     "a.yaml: scenario.extends: must name a shipped scenario or a file relative to this one, got ['final_traffic']"),
+    ({'a.yaml': {'extends': 'b'}, 'b.yaml': [1]}, 'a.yaml', 'b.yaml: scenario: must be a mapping (it is extended by'),
+])
+def test_extends_chains_that_cannot_be_read(tmp_path, files, top, expected):
+    for name, data in files.items():
+        _yaml(tmp_path / name, data)
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(tmp_path / top)
+    names = {Path(n).stem: (tmp_path / n).resolve() for n in files}
+    assert expected.format(**names) in str(info.value)
+
+
+@pytest.mark.parametrize('change,expected', [
+    ({'duration': -5.0}, 'scenario.duration: must be in'),
+    ({'durration': 5.0}, "scenario: unknown field 'durration' (known: controller, duration, extends,"),
+    ({'robots': {'count': 'many'}}, 'scenario.robots.count: must be an integer'),
+    ({'lights': {'green': 0.1}}, r'scenario.lights: green must be in [0.5, 600] s, got 0.1'),
+    ({'robots': {'missions': {'thymio1': [9]}}}, 'scenario.robots.missions.thymio1: no location 9 on the map'),
+])
+def test_a_bad_field_in_a_child_names_the_child(tmp_path, change, expected):
+    child = _yaml(tmp_path / 'child.yaml', {'extends': 'final_traffic', **change})
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(child)
+    assert str(info.value).startswith(f'{child}: {expected}')

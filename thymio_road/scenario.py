@@ -120,13 +120,81 @@ def _cached_map(path: str, mtime: float) -> RoadMap:
     return load_map(path)
 
 
+#: The key by which a scenario file names the scenario it changes (`extends: final_traffic`).
+EXTENDS = 'extends'
+#: Most scenarios one `extends:` chain may go through (a longer one is surely a mistake).
+MAX_EXTENDS = 8
+#: Keys whose value is a file named relative to the scenario that gives it (a base's `map:`
+#: names a file beside the base, not beside the scenario that extends it).
+_FILE_KEYS = (('map',), ('robots', 'calibration'))
+
+
+def _read_scenario(path: Path, chain: tuple[Path, ...] = ()) -> Any:
+    """A scenario file's mapping, laid over the one it `extends:` (read the same way): mappings
+    merge key by key, lists and scalars replace, and `name:` is not inherited."""
+    data = load_yaml(path, ScenarioError)
+    if not isinstance(data, dict) or EXTENDS not in data:
+        return data
+    chain = (*chain, path.resolve())
+    ref = data[EXTENDS]
+    where = f'{path}: scenario.{EXTENDS}'
+    if not isinstance(ref, str) or not ref:
+        raise ScenarioError(f"{where}: must name a shipped scenario or a file relative to this one, got {show(ref)}")
+    base_path = _base_scenario(path, ref)
+    shown = ' → '.join(str(p) for p in (*chain, base_path.resolve()))
+    if base_path.resolve() in chain:
+        raise ScenarioError(f'{where}: {show(ref)} closes a cycle: {shown}')
+    if len(chain) >= MAX_EXTENDS:
+        raise ScenarioError(f'{where}: more than {MAX_EXTENDS} scenarios extend one another: {shown}')
+    base = _read_scenario(base_path, chain)
+    if not isinstance(base, dict):
+        raise ScenarioError(f'{base_path}: scenario: must be a mapping (it is extended by {path}), got {show(base)}')
+    base = {k: v for k, v in base.items() if k != 'name'}
+    for keys in _FILE_KEYS:
+        base = _rebased(base, keys, base_path.parent)
+    return _merged(base, {k: v for k, v in data.items() if k != EXTENDS})
+
+
+def _rebased(data: Any, keys: tuple[str, ...], folder: Path) -> Any:
+    """`data` with the file its `keys` name given as a path from `folder`: the map when there is
+    such a file (else it is a shipped map's name), a calibration file always."""
+    if not isinstance(data, dict) or keys[0] not in data:
+        return data
+    key, value = keys[0], data[keys[0]]
+    if len(keys) > 1:
+        value = _rebased(value, keys[1:], folder)
+    elif isinstance(value, str) and (key == 'calibration' or (folder / value).is_file()):
+        value = str(folder / value)
+    return {**data, key: value}
+
+
+def _base_scenario(path: Path, ref: str) -> Path:
+    """The scenario `ref` of an `extends:` in `path`: a file beside it (.yaml optional), else a shipped one."""
+    for candidate in (path.parent / ref, path.parent / f'{ref}.yaml'):
+        if candidate.is_file():
+            return candidate
+    shipped = sorted(p.stem for p in (config_dir() / 'scenarios').glob('*.yaml'))
+    if ref in shipped:
+        return config_dir() / 'scenarios' / f'{ref}.yaml'
+    raise ScenarioError(f"{path}: scenario.{EXTENDS}: no scenario {show(ref)}: not a file beside this one "
+                        f"({path.parent / ref}) and not a shipped scenario ({', '.join(shipped)})")
+
+
+def _merged(base: Any, over: Any) -> Any:
+    """`over` laid on `base`: mappings key by key (recursively), anything else replaced."""
+    if not isinstance(base, dict) or not isinstance(over, dict):
+        return over
+    return {**base, **{k: _merged(base[k], v) if k in base else v for k, v in over.items()}}
+
+
 def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, seed: int | None = None,
                   duration: float | None = None, controller: dict[str, Any] | None = None,
                   ros_distro: str | None = None) -> Scenario:
     """Read and validate a scenario; the keyword arguments override the file (CLI options)."""
     path = find_config('scenarios', name_or_path)
     source = str(path)
-    top = Fields(load_yaml(path, ScenarioError), source, 'scenario', ScenarioError)
+    top = Fields(_read_scenario(path), source, 'scenario', ScenarioError)
+    top.seen.add(EXTENDS)
     name = top.optional('name', str, path.stem)
     if not FILE_NAME.fullmatch(name):
         top.fail('name', f'names the output folder runs/<name>-<time>: letters, digits, _ . or -, got {show(name)}')
