@@ -204,3 +204,13 @@ def test_a_bad_field_in_a_child_names_the_child(tmp_path, change, expected):
     with pytest.raises(ScenarioError) as info:
         load_scenario(child)
     assert str(info.value).startswith(f'{child}: {expected}')
+
+
+def test_a_base_beside_a_child_given_by_a_relative_path(tmp_path, monkeypatch):
+    (tmp_path / 'sub').mkdir()
+    (tmp_path / 'sub' / 'm.yaml').write_text((CONFIG / 'maps' / 'oval.yaml').read_text())
+    _yaml(tmp_path / 'sub' / 'b.yaml', {'map': 'm.yaml', 'robots': {'count': 2, 'road': 'loop'}})
+    _yaml(tmp_path / 'sub' / 'c.yaml', {'extends': 'b', 'seed': 2})
+    monkeypatch.chdir(tmp_path)
+    sc = load_scenario('sub/c.yaml')
+    assert sc.road_map.source == str(tmp_path / 'sub' / 'm.yaml') and sc.seed == 2 and sc.name == 'c'

@@ -151,7 +151,7 @@ def _read_scenario(path: Path, chain: tuple[Path, ...] = ()) -> Any:
         raise ScenarioError(f'{base_path}: scenario: must be a mapping (it is extended by {path}), got {show(base)}')
     base = {k: v for k, v in base.items() if k != 'name'}
     for keys in _FILE_KEYS:
-        base = _rebased(base, keys, base_path.parent)
+        base = _rebased(base, keys, base_path.parent.resolve())
     return _merged(base, {k: v for k, v in data.items() if k != EXTENDS})
 
 
