@@ -158,57 +158,53 @@ class ControllerParams:
     priority_close_threshold: int = 3700
 
     def __post_init__(self) -> None:
-        if self.avoidance not in ('v1', 'v2', 'off'):
-            raise ValueError(f"avoidance must be 'v1', 'v2' or 'off', got {self.avoidance!r}")
-        if self.read_method not in ('report', 'matched'):
-            raise ValueError(f"read_method must be 'report' or 'matched', got {self.read_method!r}")
-        if self.trigger_security not in ('report', 'strict'):
-            raise ValueError(f"trigger_security must be 'report' or 'strict', got {self.trigger_security!r}")
-        if not 0 < self.grey_thresh < 1023:
-            raise ValueError(f'grey_thresh must be in 1..1022, got {self.grey_thresh}')
-        for name in ('bias_branching', 'bias_roundabout', 'bias_crossroad', 'bias_crossroad_left', 'bias_location'):
-            if not 50 <= getattr(self, name) <= 100:
-                raise ValueError(f'{name} must be in 50..100 %, got {getattr(self, name)}')
-        if not 0 <= self.light_timeout <= 100000:
-            raise ValueError(f'light_timeout must be in 0..100000 counts, got {self.light_timeout}')
-        for name in ('crossing', 'exit_count', 'crossroad_exit_count', 'location_count', 'stop_count', 'back_count',
-                     'light_siding_count', 'light_road_count'):
-            if not 1 <= getattr(self, name) <= 1000:
-                raise ValueError(f'{name} must be in 1..1000 counts, got {getattr(self, name)}')
-        if not 0.8 <= self.wheel_balance <= 1.25:
-            raise ValueError(f'wheel_balance must be in [0.8, 1.25], got {self.wheel_balance}')
-        if not 0.5 <= self.speed_factor <= 2.0:
-            raise ValueError(f'speed_factor must be in [0.5, 2], got {self.speed_factor}')
-        if not 0 < self.black_ratio < 1:
-            raise ValueError(f'black_ratio must be in (0, 1), got {self.black_ratio}')
-        for name in ('speed_low', 'speed_med', 'speed_high'):
-            if not 0 < getattr(self, name) <= 500:
-                raise ValueError(f'{name} must be in 1..500 motor units, got {getattr(self, name)}')
-        if not -500 <= self.speed <= 500:
-            raise ValueError(f'speed must be in -500..500 motor units, got {self.speed}')
-        if not 0 < self.grey_ref < 1023:
-            raise ValueError(f'grey_ref must be in 1..1022, got {self.grey_ref}')
-        if self.recovery not in ('report', 'both'):
-            raise ValueError(f"recovery must be 'report' or 'both', got {self.recovery!r}")
-        if not 2 <= self.wrong_way_window <= 1000:
-            raise ValueError(f'wrong_way_window must be in 2..1000 events, got {self.wrong_way_window}')
-        if not 1 <= self.wrong_way_jitter <= 1000:
-            raise ValueError(f'wrong_way_jitter must be in 1..1000, got {self.wrong_way_jitter}')
-        if not 1 <= self.uturn_count <= 1000:
-            raise ValueError(f'uturn_count must be in 1..1000 counts, got {self.uturn_count}')
-        if self.traffic_rules not in ('report', 'improved'):
-            raise ValueError(f"traffic_rules must be 'report' or 'improved', got {self.traffic_rules!r}")
-        if self.kind not in ('car', 'priority'):
-            raise ValueError(f"kind must be 'car' or 'priority', got {self.kind!r}")
-        if not 0 <= self.robot_id <= MAX_ID:
-            raise ValueError(f'robot_id must be in 0..{MAX_ID}, got {self.robot_id}')
+        for name, allowed in _CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be {_either(allowed)}, got {getattr(self, name)!r}")
+        for names, (low, high, shown) in _RANGES:
+            for name in names.split():
+                value = getattr(self, name)
+                if not low <= value <= high:  # NaN fails too
+                    raise ValueError(f'{name} must be in {shown}, got {value}')
         if self.traffic_rules == 'improved' and self.robot_id == 0:
             raise ValueError("traffic_rules 'improved' needs a robot_id in 1..63 (the id it announces by IR)")
-        for name in ('blocked_count', 'make_way_count', 'make_way_hold', 'make_way_hold_max', 'give_up_count',
-                     'yield_max', 'crossing_give_up_count', 'facing_light_count', 'link_merge_count'):
-            if not 1 <= getattr(self, name) <= 10000:
-                raise ValueError(f'{name} must be in 1..10000 counts, got {getattr(self, name)}')
-        if not 0 <= self.priority_close_threshold <= 10000:
-            raise ValueError(f'priority_close_threshold must be in 0..10000, got {self.priority_close_threshold}')
-        if not 0 <= self.give_up_stagger <= 10000:
-            raise ValueError(f'give_up_stagger must be in 0..10000 counts, got {self.give_up_stagger}')
+
+
+#: Fields that take one of a few words.
+_CHOICES = {
+    'avoidance': ('v1', 'v2', 'off'),
+    'read_method': ('report', 'matched'),
+    'trigger_security': ('report', 'strict'),
+    'recovery': ('report', 'both'),
+    'traffic_rules': ('report', 'improved'),
+    'kind': ('car', 'priority'),
+}
+#: (fields, (low, high, the range as the message shows it)): each value in [low, high].
+_RANGES = (
+    ('grey_ref grey_thresh', (1, 1022, '1..1022')),
+    ('speed_low speed_med speed_high', (1, 500, '1..500 motor units')),
+    ('speed', (-500, 500, '-500..500 motor units')),
+    # Dividing factors (Aseba integer division): zero would divide by zero on the robot.
+    ('gain_road gain_read gain_action spin_divisor', (1, 1000, '1..1000')),
+    ('lost_threshold', (0, 1023, '0..1023')),
+    ('obs_threshold obs_threshold_max priority_close_threshold', (0, 10000, '0..10000')),
+    ('white_margin', (0, 1023, '0..1023')),
+    ('bias_branching bias_roundabout bias_crossroad bias_crossroad_left bias_location', (50, 100, '50..100 %')),
+    ('light_timeout', (0, 100000, '0..100000 counts')),
+    ('crossing exit_count crossroad_exit_count location_count stop_count back_count light_siding_count '
+     'light_road_count uturn_count', (1, 1000, '1..1000 counts')),
+    ('wheel_balance', (0.8, 1.25, '[0.8, 1.25]')),
+    ('speed_factor', (0.5, 2.0, '[0.5, 2]')),
+    ('black_ratio', (1e-9, 1 - 1e-9, '(0, 1)')),
+    ('wrong_way_window', (2, 1000, '2..1000 events')),
+    ('wrong_way_jitter', (1, 1000, '1..1000')),
+    ('robot_id', (0, MAX_ID, f'0..{MAX_ID}')),
+    ('blocked_count make_way_count make_way_hold make_way_hold_max give_up_count yield_max '
+     'crossing_give_up_count facing_light_count link_merge_count', (1, 10000, '1..10000 counts')),
+    ('give_up_stagger', (0, 10000, '0..10000 counts')),
+)
+
+
+def _either(words: tuple[str, ...]) -> str:
+    quoted = [repr(w) for w in words]
+    return ', '.join(quoted[:-1]) + f' or {quoted[-1]}'

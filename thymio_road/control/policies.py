@@ -132,9 +132,9 @@ class ImprovedPolicy(ReportPolicy):
         self.close_up = r['priority_close_up']
         self.facing_light = r['facing_light']
         self.siding_distance = r['siding_distance']
-        #: Reasons to make way: rules with `fires`, by precedence; those that `interrupt` a hold
+        #: Reasons to make way, by precedence; those that `interrupt` a hold
         #: are asked before the making of way under way runs on.
-        reasons = sorted((rule for rule in r.values() if hasattr(rule, 'fires')), key=lambda rule: rule.precedence)
+        reasons = sorted((rule for rule in r.values() if isinstance(rule, rules.Reason)), key=lambda rule: rule.precedence)
         self.interrupting = [rule for rule in reasons if rule.interrupts]
         self.reasons = [rule for rule in reasons if not rule.interrupts]
 

@@ -5,8 +5,8 @@ reads; docs/controller.md lists them with their precedence and docs/traffic.md w
 A rule is a class registered with :func:`register`, built once per robot with the controller's
 parameters and the :class:`~thymio_road.control.policies.ImprovedPolicy` that runs it.
 
-Reasons to make way are rules with a ``fires(ctl, role, percept)`` method (the id of the robot to
-make way for, 0 for one it cannot name, or None) and a ``precedence``: the policy's selector asks
+Reasons to make way are :class:`Reason` rules (``fires(ctl, role, percept)``: the id of the robot
+to make way for, 0 for one it cannot name, or None; a ``precedence``): the policy's selector asks
 them in ascending precedence and the first that fires starts the making of way
 (:mod:`.make_way`), the rule's ``name`` being the reason recorded in the ``make_way`` event. A
 reason with ``interrupts = True`` is asked first, even while the robot holds after making way.
@@ -18,6 +18,32 @@ new place of the step also needs a hook in ReportPolicy (docs/controller.md, "Ad
 from __future__ import annotations
 
 REGISTRY: dict[str, type] = {}
+
+
+class Rule:
+    """A rule of one robot: its parameters, the policy that runs it, and what the robot hears of
+    the others (the right of way, ``row``). A rule's counters are its own: numbers and flags are
+    declared with their start value on the class (the first change makes them the robot's),
+    anything else in ``__init__``."""
+
+    name = ''
+
+    def __init__(self, params, policy) -> None:
+        self.params = params
+        self.policy = policy
+        self.row = policy.row
+
+
+class Reason(Rule):
+    """A reason to make way, asked by the selector in ascending ``precedence``; one that
+    ``interrupts`` is asked even while the robot holds after making way."""
+
+    precedence = 100
+    interrupts = False
+
+    def fires(self, ctl, role, percept) -> int | None:
+        """The id of the robot to make way for (0: one it cannot name), or None."""
+        raise NotImplementedError
 
 
 def register(cls: type) -> type:

@@ -7,18 +7,14 @@ from __future__ import annotations
 
 from thymio_road.control.events import DRIVING
 from thymio_road.control.right_of_way import Role
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Reason, register
 
 
 @register
-class BackWithTheOneAhead:
+class BackWithTheOneAhead(Reason):
     name = 'asked_back'
     precedence = 0
     interrupts = True
-
-    def __init__(self, params, policy) -> None:
-        self.row = policy.row
-        self.policy = policy
 
     def fires(self, ctl, role: Role, percept) -> int | None:
         if self.row.asked_back is None:

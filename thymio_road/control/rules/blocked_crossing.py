@@ -9,19 +9,13 @@ from __future__ import annotations
 
 from thymio_road.control.events import Action, State
 from thymio_road.control.right_of_way import Role
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Reason, register
 
 
 @register
-class BlockedCrossing:
+class BlockedCrossing(Reason):
     name = 'crossing'
     precedence = 30
-    interrupts = False
-
-    def __init__(self, params, policy) -> None:
-        self.params = params
-        self.row = policy.row
-        self.policy = policy
 
     def fires(self, ctl, role: Role, percept) -> int | None:
         p = self.params

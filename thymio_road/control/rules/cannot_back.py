@@ -5,22 +5,17 @@ each other. A priority vehicle never does."""
 from __future__ import annotations
 
 from thymio_road.control.right_of_way import Role
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Reason, register
 
 
 @register
-class CannotBack:
+class CannotBack(Reason):
     name = 'cannot_back'
     precedence = 40
-    interrupts = False
-
-    def __init__(self, params, policy) -> None:
-        self.params = params
-        self.row = policy.row
 
     def fires(self, ctl, role: Role, percept) -> int | None:
         row = self.row
-        if (role is not Role.PRIORITY and row.blocked >= self.params.crossing_give_up_count
-                and row.ahead_cannot_back is not None):
+        blocked_long = row.blocked >= self.params.crossing_give_up_count
+        if blocked_long and role is not Role.PRIORITY and row.ahead_cannot_back is not None:
             return row.ahead() or 0
         return None

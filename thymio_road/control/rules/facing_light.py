@@ -8,16 +8,12 @@ the give-up, then back and lose the road."""
 from __future__ import annotations
 
 from thymio_road.control.events import Action, Event, State
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Rule, register
 
 
 @register
-class FacingLight:
+class FacingLight(Rule):
     name = 'facing_light'
-
-    def __init__(self, params, policy) -> None:
-        self.params = params
-        self.row = policy.row
 
     def facing(self, ctl) -> bool:
         row = self.row

@@ -9,18 +9,13 @@ from __future__ import annotations
 
 from thymio_road.control.messages import MAX_ID
 from thymio_road.control.right_of_way import Role
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Reason, register
 
 
 @register
-class GiveUp:
+class GiveUp(Reason):
     name = 'gave_up'
     precedence = 20
-    interrupts = False
-
-    def __init__(self, params, policy) -> None:
-        self.params = params
-        self.row = policy.row
 
     def fires(self, ctl, role: Role, percept) -> int | None:
         p, row = self.params, self.row

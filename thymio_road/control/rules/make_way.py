@@ -15,19 +15,18 @@ from __future__ import annotations
 from collections import deque
 
 from thymio_road.control.events import Event, State
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Rule, register
 
 #: How many makings of way the forward commands kept for backing cover.
 TRAIL_MAKE_WAYS = 4
 
 
 @register
-class MakeWay:
+class MakeWay(Rule):
     name = 'make_way'
 
     def __init__(self, params, policy) -> None:
-        self.params = params
-        self.row = policy.row
+        super().__init__(params, policy)
         #: Steps since it started making way (None: not making way), then since it stopped.
         self.making_way: int | None = None
         self.holding: int | None = None

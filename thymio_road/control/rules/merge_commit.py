@@ -7,17 +7,15 @@ robot the light let out next."""
 from __future__ import annotations
 
 from thymio_road.control.events import Action, State
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Rule, register
 
 
 @register
-class MergeCommit:
+class MergeCommit(Rule):
     name = 'merge_commit'
 
-    def __init__(self, params, policy) -> None:
-        self.params = params
-        #: Motor units per event driven past the siding's entry on the road lane.
-        self.travel = 0
+    #: Motor units per event driven past the siding's entry on the road lane.
+    travel = 0
 
     def after_step(self, ctl, wheels: tuple[int, int]) -> None:
         if ctl.action is Action.LOCATION and ctl.counter_continue == 1 and ctl.state is not State.STOP:

@@ -7,18 +7,16 @@ blocked-crossing rule that the robot drives a branching's link, where the two li
 from __future__ import annotations
 
 from thymio_road.control.events import Action, State
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Rule, register
 
 
 @register
-class MergeWatch:
+class MergeWatch(Rule):
     name = 'merge_watch'
 
-    def __init__(self, params, policy) -> None:
-        self.params = params
-        #: Driving events left, and whether they are a branching link's (rather than a siding's).
-        self.count = 0
-        self.link = False
+    #: Driving events left, and whether they are a branching link's (rather than a siding's).
+    count = 0
+    link = False
 
     def arm(self, on_link: bool) -> None:
         self.count, self.link = self.params.link_merge_count, on_link

@@ -4,17 +4,13 @@ blocking each other exactly one makes way, and a chain of waits ends at the high
 from __future__ import annotations
 
 from thymio_road.control.right_of_way import Role
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Reason, register
 
 
 @register
-class Outranked:
+class Outranked(Reason):
     name = 'outranked'
     precedence = 10
-    interrupts = False
-
-    def __init__(self, params, policy) -> None:
-        self.row = policy.row
 
     def fires(self, ctl, role: Role, percept) -> int | None:
         return self.row.must_make_way(role)

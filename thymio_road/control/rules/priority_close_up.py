@@ -5,16 +5,15 @@ hear the one behind only up to 15.5 cm (enki_doc). A priority vehicle also pause
 waits at a barcode's trigger, only that close, so that a robot held ahead of it hears it."""
 from __future__ import annotations
 
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Rule, register
 
 
 @register
-class PriorityCloseUp:
+class PriorityCloseUp(Rule):
     name = 'priority_close_up'
 
     def __init__(self, params, policy) -> None:
-        self.params = params
-        self.row = policy.row
+        super().__init__(params, policy)
         self.priority = params.kind == 'priority'
 
     def closes_up(self) -> bool:

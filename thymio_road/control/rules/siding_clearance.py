@@ -6,15 +6,15 @@ and the road lane stood until the siding's next green. The release is forgotten 
 enters a siding and when it waits for its light again after making way."""
 from __future__ import annotations
 
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Rule, register
 
 
 @register
-class SidingClearance:
+class SidingClearance(Rule):
     name = 'siding_clearance'
 
-    def __init__(self, params, policy) -> None:
-        self.released = False
+    #: The siding's go heard since the robot left the stop.
+    released = False
 
     def siding_stop(self, command: str, stop: bool) -> bool:
         if not stop:

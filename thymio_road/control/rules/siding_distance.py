@@ -3,15 +3,12 @@ counted its ``light_siding_count`` events standing still, stopped obeying the li
 beside a road robot; backing to make way and holding after it bring it no closer either."""
 from __future__ import annotations
 
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Rule, register
 
 
 @register
-class SidingDistance:
+class SidingDistance(Rule):
     name = 'siding_distance'
-
-    def __init__(self, params, policy) -> None:
-        self.policy = policy
 
     def advances(self, ctl) -> bool:
         make_way = self.policy.make_way

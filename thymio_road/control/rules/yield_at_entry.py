@@ -6,20 +6,17 @@ from __future__ import annotations
 
 from thymio_road.control.events import Event
 from thymio_road.control.right_of_way import Role
-from thymio_road.control.rules import register
+from thymio_road.control.rules import Rule, register
 
 
 @register
-class YieldAtEntry:
+class YieldAtEntry(Rule):
     name = 'yield'
 
-    def __init__(self, params, policy) -> None:
-        self.params = params
-        self.row = policy.row
-        #: Events yielded at this intersection.
-        self.yielded = 0
-        #: Whether it yielded this step (the YIELDING mode).
-        self.yielding = False
+    #: Events yielded at this intersection.
+    yielded = 0
+    #: Whether it yielded this step (the YIELDING mode).
+    yielding = False
 
     def on_intersection(self) -> None:
         self.yielded = 0
