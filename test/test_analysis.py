@@ -402,6 +402,7 @@ def test_unreadable_files_give_a_clear_error(tmp_path):
         read_recording(empty)
 
 
+@pytest.mark.slow
 def test_cli_analyze(run, tmp_path, capsys):
     out = tmp_path / 'cli-report'
     proc = subprocess.run([sys.executable, '-m', 'thymio_road.cli', 'analyze', str(run.folder / 'bag'),

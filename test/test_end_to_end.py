@@ -48,6 +48,7 @@ def test_one_robot_drives_ten_laps_without_losing_the_road(speed):
     assert row['time_on_road_s'] == pytest.approx(row['time_s'])
 
 
+@pytest.mark.slow
 def test_five_robots_never_overlap_even_when_they_push():
     # Mixed speeds and no avoidance: the fast ones catch up and push the slow ones.
     scenario = load_scenario('oval', robots=5, duration=120, controller={'avoidance': 'off'})
@@ -153,6 +154,7 @@ def test_odometry_drifts_from_ground_truth_but_tf_joins_them(recorded):
     assert odom.pose.pose.position.x != pytest.approx(truth.pose.pose.position.x, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_sigint_leaves_a_bag_both_readers_open(tmp_path):
     out = tmp_path / 'interrupted'
     env = {**os.environ, 'PYTHONPATH': str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', '')}

@@ -73,6 +73,7 @@ def _both_readers(bag: Path) -> tuple[int, float]:
     return count, last
 
 
+@pytest.mark.slow
 def test_two_sigints_03_s_apart_leave_every_output(tmp_path):
     out = tmp_path / 'run'
     proc = _start(out)
@@ -150,6 +151,7 @@ def test_sigkill_then_bag_repair_recovers_all_but_the_last_half_second(tmp_path,
     assert count > 1000
 
 
+@pytest.mark.slow
 def test_sigkill_at_any_moment_then_bag_repair(tmp_path):
     out = tmp_path / 'run'
     proc = _start(out)

@@ -178,6 +178,7 @@ def test_end_to_end_misinitialised_robot_is_back_on_track_within_two_intersectio
 FINAL = ROOT / 'config' / 'scenarios' / 'final.yaml'
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FINAL.exists(), reason='the final map is not there yet')
 def test_end_to_end_twenty_random_destinations_on_the_final_map():
     import random

@@ -2,11 +2,14 @@
 issue #13: at most 1.2 times its trip alone with 15 other robots)."""
 from __future__ import annotations
 
+import pytest
+
 from thymio_road.experiments.priority import experiment
 from thymio_road.experiments.traffic_table import longest_cycle
 from thymio_road.scenario import load_scenario
 
 
+@pytest.mark.slow
 def test_the_ambulance_crosses_the_final_maps_traffic_within_1_2_times_its_trip_alone():
     """Seed 2 of the table in docs/traffic.md (about 30 s): the locations' lights pre-empt for
     the queues it waits in."""

@@ -31,6 +31,7 @@ def runs(tmp_path_factory):
     return folder, out
 
 
+@pytest.mark.slow
 def test_analysis_bag_gives_the_same_metrics_as_the_full_bag(runs):
     _, out = runs
     (full, a_full, f_full), (small, a_small, f_small) = out['full'], out['analysis']
@@ -73,6 +74,7 @@ def test_analysis_bag_leaves_out_the_per_event_sensors(runs):
     assert small['bytes'] * 3 < full['bytes']
 
 
+@pytest.mark.slow
 def test_render_draws_the_same_frame_from_either_bag(runs, tmp_path):
     folder, _ = runs
     frames = {}
@@ -83,6 +85,7 @@ def test_render_draws_the_same_frame_from_either_bag(runs, tmp_path):
     assert np.array_equal(frames['full'], frames['analysis'])
 
 
+@pytest.mark.slow
 def test_recordings_read_alike(runs):
     folder, _ = runs
     full, small = (read_recording(folder / p / 'bag') for p in ('full', 'analysis'))

@@ -95,6 +95,7 @@ def _state(graph):
             None if medium is None else (medium.sent, medium.received, medium.poses.tolist()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('name', ['final', 'final_traffic'])
 def test_fast_path_runs_exactly_the_messages_run(name):
     fast = _graph(6, name=name)

@@ -104,6 +104,7 @@ robots:
 '''
 
 
+@pytest.mark.slow
 def test_a_deliberate_blockage_is_flagged_by_the_run_and_by_analyze(tmp_path):
     scenario = tmp_path / 'blocked.yaml'
     scenario.write_text(BLOCKED)

@@ -2,6 +2,8 @@
 import argparse
 import json
 
+import pytest
+
 from swarm_comm.cli import main, register
 
 
@@ -17,6 +19,7 @@ def test_register_adds_swarmcom_with_subcommands(tmp_path):
     assert summary['messages_per_distance'] == 5
 
 
+@pytest.mark.slow
 def test_standalone_main_runs_threshold_and_scalability(tmp_path, capsys):
     assert main(['threshold', '--out', str(tmp_path), '--samples', '20000']) == 0
     assert json.loads((tmp_path / 'threshold_summary.json').read_text())['threshold'] in range(4073, 4078)

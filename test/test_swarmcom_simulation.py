@@ -40,6 +40,7 @@ def test_bad_config_names_the_field(kwargs, field):
         MobileConfig(**kwargs)
 
 
+@pytest.mark.slow
 def test_flooding_gains_over_broadcast_grow_with_the_group():
     # Fig. 16b: with 2 robots flooding has nobody to relay to (the modes are the same up to the echo);
     # with 7 robots it reaches clearly more of the group (95 % interval over paired runs above 0)
