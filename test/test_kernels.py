@@ -1,14 +1,23 @@
-"""The compiled world (thymio_road/sim/kernels.py) against the numpy world it replaced, bit for bit.
+"""The compiled world (the kernels of thymio_road/sim) against the numpy world it replaced, bit for bit.
 
 test/world_reference.py holds the former World and sensors. Both worlds get the same robots,
 seed and commands, and every pose, reading and ground-truth value must be equal: the compiled
-core changes how fast the simulation runs, never what it computes.
+core changes how fast the simulation runs, never what it computes. The last tests keep the
+kernels' packed arguments in order: layout.py's names tile each packed array, and no function
+of thymio_road/sim takes more than 12 parameters.
 """
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
 import numpy as np
 import pytest
+from numba.core.dispatcher import Dispatcher
 
 from thymio_road.map.loader import parse_map
-from thymio_road.sim import kernels
+from thymio_road.sim import kernel_cache, layout
+from thymio_road.sim.broad_phase import close_robots
 from thymio_road.sim import noise as noise_module
 from thymio_road.sim import world as world_module
 from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
@@ -97,7 +106,7 @@ def test_broad_phase_finds_exactly_the_robots_with_a_close_neighbour():
         close = (d * d).sum(axis=-1) < r * r
         np.fill_diagonal(close, False)
         out = np.empty(n, dtype=np.int64)
-        m = kernels.close_robots(poses, r, r * r, out)
+        m = close_robots(poses, r, r * r, out)
         assert out[:m].tolist() == np.flatnonzero(close.any(axis=1)).tolist()
 
 
@@ -163,3 +172,79 @@ def test_a_compiled_tick_matches_the_numpy_world_bit_for_bit(walls, params, monk
     for name in ('poses', 'odom', 'clock', 'distance', 'time_sensed', 'time_on_road', 'road_losses', 'contacts',
                  'targets', 'target', 'wheel'):
         assert np.array_equal(getattr(new, name), getattr(old, name)), name
+
+
+#: The most parameters a function of thymio_road/sim may take (issue #26): more means that the
+#: arrays it takes belong in a packed array or a tuple of sim/layout.py.
+MAX_PARAMETERS = 12
+SIM = Path(world_module.__file__).resolve().parent
+
+
+def _sim_functions() -> dict:
+    """Every function and method written in thymio_road/sim, by module and qualified name;
+    compiled kernels (numba dispatchers) by their Python function."""
+    found = {}
+    for info in pkgutil.iter_modules([str(SIM)]):
+        module = importlib.import_module(f'thymio_road.sim.{info.name}')
+        for value in vars(module).values():
+            for item in (vars(value).values() if inspect.isclass(value) else [value]):
+                if isinstance(item, (staticmethod, classmethod)):
+                    item = item.__func__
+                if isinstance(item, property):
+                    item = item.fget
+                if isinstance(item, Dispatcher):
+                    item = item.py_func
+                # Only code written in sim: not imports from elsewhere, nor what dataclasses generate.
+                if inspect.isfunction(item) and Path(item.__code__.co_filename).resolve().parent == SIM:
+                    found[f'{item.__module__.rpartition(".")[2]}.{item.__qualname__}'] = item
+    return found
+
+
+def test_no_function_in_sim_takes_more_than_12_parameters():
+    counts = {name: len(inspect.signature(fn).parameters) for name, fn in _sim_functions().items()}
+    assert {'tick.tick', 'tick.event', 'tick.sense', 'proximity.prox_rays', 'world.World.tick'} <= set(counts)
+    assert {name: k for name, k in counts.items() if k > MAX_PARAMETERS} == {}
+
+
+@pytest.mark.parametrize('packed', sorted(layout.PACKED))
+def test_layout_names_are_unique_and_tile_each_packed_array(packed):
+    """Each packed array's (or tuple's) named fields cover its width exactly once, and each name
+    is the layout's constant of that index: two names for one column, a gap, or a table out of
+    step with the constants fails here rather than as a silently wrong value."""
+    fields, width = layout.PACKED[packed]
+    covered = [k for start, size in fields.values() for k in range(start, start + size)]
+    assert sorted(covered) == list(range(width)), packed
+    for name, (start, _) in fields.items():
+        assert getattr(layout, name) == start, name
+
+
+def test_the_layout_tuples_put_each_array_at_its_name():
+    for build, fields in ((layout.fleet, layout.FLEET_FIELDS), (layout.work, layout.WORK_FIELDS),
+                          (layout.tables, layout.TABLE_FIELDS), (layout.io, layout.IO_FIELDS)):
+        arrays = {name.lower(): object() for name in fields}
+        packed = build(**arrays)
+        assert len(packed) == len(fields)
+        for name, (index, _) in fields.items():
+            assert packed[index] is arrays[name.lower()], name
+
+
+def test_the_world_arrays_have_the_layout_widths():
+    world = World(_map(False), _crowd(1, count=4), EXACT)
+    assert world._robots.shape == (4, layout.ROBOT_COLUMNS)
+    assert world._robot_ints.shape == (4, layout.ROBOT_INT_COLUMNS)
+    assert world._params.shape == (layout.PARAMS,)
+    assert world._noise.shape[0] == layout.NOISE_ROWS
+    assert world._outs.shape[1] == layout.OUT_COLUMNS and world._states.shape[1] == layout.STATE_COLUMNS
+    assert world._segments.shape[0] == layout.SEGMENT_ROWS and world._queue.shape[1] == layout.QUEUE_COLUMNS
+    for name, value in (('poses', [0.2, 0.3, 0.4]), ('odom', [0.5, 0.6, 0.7]), ('clock', 1.5)):
+        getattr(world, name)[1] = value
+    assert world._robots[1, layout.POSE + layout.THETA] == 0.4 and world._robots[1, layout.CLOCK] == 1.5
+    assert world._robots[1, layout.ODOM + layout.X] == 0.5
+
+
+def test_each_kernel_module_runs_code_compiled_from_the_current_sources():
+    """numba's cache follows only a kernel's own file; kernel_cache drops a module's cache when
+    its kernels were compiled from other versions of the files they fold in."""
+    for name in ('motion', 'broad_phase', 'proximity', 'ground', 'tick'):
+        module = importlib.import_module(f'thymio_road.sim.{name}')
+        assert module.compiled_digest() == kernel_cache.DIGEST, name

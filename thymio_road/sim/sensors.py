@@ -1,7 +1,7 @@
 """Sensor models of the Thymio II as in Enki: ground sensors on the printed map, horizontal proximity.
 
 Both are pure functions of the world's ground truth; a robot's reading is one compiled kernel call
-(thymio_road/sim/kernels.py).
+(sim/ground.py, sim/proximity.py).
 """
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ import numpy as np
 from scipy.ndimage import gaussian_filter
 
 from thymio_road.sim import robot_model as rm
-from thymio_road.sim.kernels import ground_pair, prox_read
+from thymio_road.sim.layout import PROX_COUNT
+from thymio_road.sim.ground import ground_pair
 from thymio_road.map.road_map import RoadMap
 from thymio_road.sim.noise import NoiseStream
+from thymio_road.sim.proximity import prox_read
 
 
 _RESPONSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -76,8 +78,7 @@ class GroundSensing:
     def read_pair(self, x: float, y: float, theta: float, noise: NoiseStream) -> tuple[int, int]:
         """(left, right) raw values for a robot at pose (x, y, θ): the hot path, compiled."""
         n0, n1 = noise.pair()
-        return ground_pair(x, y, theta, self.response, self.road_map.resolution, _GROUND_SENSORS,
-                           self.noise, n0, n1)
+        return ground_pair(x, y, theta, self.response, self.road_map.resolution, self.noise, n0, n1)
 
     def read(self, points: np.ndarray, noise: NoiseStream) -> np.ndarray:
         """Raw values (0..1023) at world points (n×2)."""
@@ -130,20 +131,16 @@ class ProxSensing:
         #: When the walls are the sheet's border (width, height), a quick inside test skips them.
         self.box = box
         self.noise = noise
-        angles = rm.PROX_SENSORS[:, 2][:, None] + rm.PROX_RAY_ANGLES[None, :]
-        self.local_origins = np.repeat(rm.PROX_SENSORS[:, :2], 3, axis=0)
-        self.local_angles = angles.reshape(-1)
         self.reach = rm.HULL_BOUND_RADIUS * 2 + rm.PROX_RANGE
 
     def read(self, i: int, poses: np.ndarray, noise: NoiseStream) -> np.ndarray:
         """The 7 raw values (Aseba order) for robot i, given every robot's pose (compiled rays)."""
         walls = self.walls_near(poses[i]) if len(self.walls) else self.walls
-        buffer, at = noise.reserve(7)
-        out = np.empty(7, dtype=np.int16)
-        if not prox_read(i, poses, self.reach * self.reach, walls, self.local_origins, self.local_angles,
-                         float(self.noise), buffer, at, out):
+        buffer, at = noise.reserve(PROX_COUNT)
+        out = np.empty(PROX_COUNT, dtype=np.int16)
+        if not prox_read(i, poses, self.reach * self.reach, walls, float(self.noise), buffer, at, out):
             return _ZEROS.copy()
-        noise.advance(7)
+        noise.advance(PROX_COUNT)
         return out
 
     def walls_near(self, pose: np.ndarray) -> np.ndarray:
@@ -161,8 +158,7 @@ class ProxSensing:
         return self.walls[((closest - pose[:2]) ** 2).sum(axis=1) < reach * reach]
 
 
-_ZEROS = np.zeros(7, dtype=np.int16)
-_GROUND_SENSORS = np.ascontiguousarray(rm.GROUND_SENSORS, dtype=float)
+_ZEROS = np.zeros(PROX_COUNT, dtype=np.int16)
 
 
 def sheet_walls(width: float, height: float) -> np.ndarray:

@@ -1,8 +1,9 @@
 """The simulated world: Thymios on a printed map, their motors, contacts, sensors and ground truth.
 
-No ROS: the world node wraps it. The state of all robots is held in arrays, and the hot paths
-(motion, the broad phase, sensing) are compiled kernels over them (thymio_road/sim/kernels.py):
-a world tick, its contact pass and the events of the robots due then, is one call (World.tick).
+No ROS: the world node wraps it. The state of all robots is held in a few packed arrays
+(sim/layout.py names their columns), and the hot paths are compiled kernels over them
+(sim/motion.py, broad_phase.py, proximity.py, ground.py): a world tick, its contact pass and the
+events of the robots due then, is one call (World.tick, sim/tick.py).
 Between two physics ticks the wheel speeds are constant, so a robot moves exactly along an arc;
 contacts are resolved after every tick.
 """
@@ -13,8 +14,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from thymio_road.sim import collision, kernels
+from thymio_road.sim import collision, layout
+from thymio_road.sim import tick as fused
 from thymio_road.sim import robot_model as rm
+from thymio_road.sim.broad_phase import any_pair_within, close_robots, within
+from thymio_road.sim.ground import road_truth
+from thymio_road.sim.layout import (BARCODE_OUT, CLOCK, GAIN, GROUND_OUT, GROUP, GROUP_SIZE, LOG, LOGGED, MOTOR,
+                                    ODOM, ODOM_SCALE, OFF_ROAD_FOR, PAIR, POINT_WIDTH, POSE, POSE_WIDTH, PROX_COUNT,
+                                    PROX_OUT, QUEUE_COLUMNS, QUEUE_DONE, QUEUE_LEFT, QUEUE_RIGHT, QUEUE_ROBOT,
+                                    ROAD_LOSSES, SETTLED, STOPPED_FOR, TARGET, TIME_ON_ROAD, TIME_SENSED, WHEEL)
+from thymio_road.sim.motion import command, move_group_logged, move_logged
 from thymio_road.map.road_map import RoadMap
 from thymio_road.sim.noise import NoiseStream
 from thymio_road.sim.sensors import GroundSensing, ProxSensing, sheet_walls
@@ -25,7 +34,6 @@ ROAD_LOSS_TIME = 0.3
 LAG_STEP = 0.02
 #: Displacements logged before they are added to the distance travelled (World._add_distances).
 DISTANCE_LOG = 4096
-_GROUND_SENSORS = np.ascontiguousarray(rm.GROUND_SENSORS, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -91,40 +99,43 @@ class World:
         self.rng = np.random.default_rng(seed)
         streams = np.random.SeedSequence(seed).spawn(3)
         self.ground_noise, self.prox_noise, self.motor_noise = (NoiseStream(s) for s in streams)
-        # The robots' float state in one array (kernels.ROBOT_COLUMNS) and the kernels' integers in
-        # another: the attributes below are views of them, and a compiled tick is given two
-        # arrays instead of a dozen (a kernel call costs about 50 ns per array argument).
-        self._robots = np.zeros((n, kernels.ROBOT_COLUMNS))
-        self._ints = np.zeros(kernels.INTS + 2 * n + DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
+        # The robots' state in two arrays (floats, integers) and the kernels' counters and log in
+        # a third (sim/layout.py): the attributes below are views of them, and a compiled tick is
+        # given a few arrays instead of thirty (a kernel call costs about 0.1 µs per array).
+        self._robots = np.zeros((n, layout.ROBOT_COLUMNS))
+        self._robot_ints = np.zeros((n, layout.ROBOT_INT_COLUMNS), dtype=np.int64)
+        self._ints = np.zeros(LOG + DISTANCE_LOG + 2 * n + 2, dtype=np.int64)
         #: The noise streams' buffers, rows of one array (each refills its own row in place).
-        self._noise = np.empty((3, len(self.ground_noise.buffer)))
-        for k, stream in enumerate((self.ground_noise, self.prox_noise, self.motor_noise)):
-            self._noise[k] = stream.buffer
-            stream.buffer, stream.cursor = self._noise[k], self._ints[kernels.CURSORS + k:kernels.CURSORS + k + 1]
-        columns = {name: self._robots[:, a:b] for name, (a, b) in kernels.ROBOT_FIELDS.items()}
-        self.poses, self.odom = columns['poses'], columns['odom']
-        self._target, self._wheel = columns['target'], columns['wheel']
-        self.odom_scale = columns['odom_scale']
-        self.clock, self.time_sensed, self.time_on_road, self.off_road_for = (
-            columns[k][:, 0] for k in ('clock', 'time_sensed', 'time_on_road', 'off_road_for'))
-        self.poses[:] = np.array([(s.x, s.y, s.theta) for s in self.specs], dtype=float).reshape(n, 3)
+        self._noise = np.empty((layout.NOISE_ROWS, len(self.ground_noise.buffer)))
+        for row, stream in ((layout.NOISE_GROUND, self.ground_noise), (layout.NOISE_PROX, self.prox_noise),
+                            (layout.NOISE_MOTOR, self.motor_noise)):
+            self._noise[row] = stream.buffer
+            cursor = layout.CURSORS + row
+            stream.buffer, stream.cursor = self._noise[row], self._ints[cursor:cursor + 1]
+        robots = self._robots
+        self.poses, self.odom = robots[:, POSE:POSE + POSE_WIDTH], robots[:, ODOM:ODOM + POSE_WIDTH]
+        self._target, self._wheel = robots[:, TARGET:TARGET + PAIR], robots[:, WHEEL:WHEEL + PAIR]
+        self.odom_scale, self.gain = robots[:, ODOM_SCALE:ODOM_SCALE + PAIR], robots[:, GAIN:GAIN + PAIR]
+        self.clock, self.time_sensed = robots[:, CLOCK], robots[:, TIME_SENSED]
+        self.time_on_road, self.off_road_for = robots[:, TIME_ON_ROAD], robots[:, OFF_ROAD_FOR]
+        self.poses[:] = np.array([(s.x, s.y, s.theta) for s in self.specs], dtype=float).reshape(n, POSE_WIDTH)
         self.movable = np.array([not s.static for s in self.specs], dtype=bool)
-        self._targets = np.zeros((n, 2), dtype=int)
+        self._targets = self._robot_ints[:, MOTOR:MOTOR + PAIR]
         #: Commands given by :meth:`command_soon`, applied before the world next moves or is asked
         #: for wheel speeds or targets: (robot, left, right) per row, `_queued` of them.
-        self._queue = np.zeros((n + 8, 3), dtype=np.int64)
+        self._queue = np.zeros((n + 8, QUEUE_COLUMNS), dtype=np.int64)
         self._queue_flat = self._queue.reshape(-1)
         self._queued = 0
         common = 1.0 + self.rng.normal(0.0, params.motor_gain_spread, (n, 1))
         imbalance = self.rng.normal(0.0, params.wheel_imbalance_spread, (n, 1)) / 2
-        self.gain = common * np.hstack([1.0 + imbalance, 1.0 - imbalance])
-        self.odom_scale[:] = 1.0 + self.rng.normal(0.0, params.odometry_scale_spread, (n, 2))
+        self.gain[:] = common * np.hstack([1.0 + imbalance, 1.0 - imbalance])
+        self.odom_scale[:] = 1.0 + self.rng.normal(0.0, params.odometry_scale_spread, (n, PAIR))
         # Each robot's "prox" event has its own phase in the 0.1 s period, on the world's tick.
         self.slots = int(round(rm.PROX_EVENT_PERIOD / params.physics_dt))
         self.slot = self.rng.integers(0, self.slots, n)
         # ground truth
         self._distance = np.zeros(n)
-        self.road_losses = np.zeros(n, dtype=int)
+        self.road_losses = self._robot_ints[:, ROAD_LOSSES]
         self.contacts = np.zeros(n, dtype=int)
         self.ground = GroundSensing(road_map, params.ground_noise)
         walls = sheet_walls(road_map.width, road_map.height) if road_map.walls else None
@@ -137,52 +148,47 @@ class World:
         #: ... and under which one may see the other with its proximity sensors.
         self.sense_radius = self.touch_radius + rm.PROX_RANGE
         self._touch_radius2 = self.touch_radius ** 2
-        #: The kernels' counters: [0] entries in the log, [1] size of the last group, [2] and [3]
-        #: kernels.tick's state and whether its contact pass is done; then the noise cursors.
-        self._io = self._ints[:kernels.INTS]
-        self._group = self._ints[kernels.INTS:kernels.INTS + n]
-        #: The proximity rays' work arrays (kernels.prox_rays): near robots, wall and hull segments.
-        self._near = self._ints[kernels.INTS + n:kernels.INTS + 2 * n]
-        self._segments = np.empty((4, len(self.prox.walls) + n * len(rm.HULL)))
-        # The displacements not yet added to `distance` (kernels.move_logged): robot and (dx, dy).
-        self._log_robot = self._ints[kernels.INTS + 2 * n:]
-        self._log_step = np.zeros((len(self._log_robot), 2))
+        #: The kernels' counters (layout.LOGGED, ...: the log's entries, the last group's size,
+        #: tick's state, the noise cursors, ...), then the log's robots.
+        self._io = self._ints[:LOG]
+        self._group = self._robot_ints[:, GROUP]
+        #: The proximity rays' edges of walls and near hulls (proximity.prox_rays).
+        self._segments = np.empty((layout.SEGMENT_ROWS, len(self.prox.walls) + n * len(rm.HULL)))
+        # The displacements not yet added to `distance` (motion.move_logged): robot and (dx, dy).
+        self._log_robot = self._ints[LOG:]
+        self._log_step = np.zeros((len(self._log_robot), POINT_WIDTH))
         self._instant = params.motor_time_constant == 0
         #: World.tick's results, overwritten at each tick.
-        self._outs, self._states = np.zeros((n, 10), dtype=np.int16), np.zeros((n, 8))
-        #: A tick is one compiled call with instant wheels on a map without walls (kernels.tick).
+        self._outs = np.zeros((n, layout.OUT_COLUMNS), dtype=np.int16)
+        self._states = np.zeros((n, layout.STATE_COLUMNS))
+        #: A tick is one compiled call with instant wheels on a map without walls (fused.tick).
         self._fused = self._instant and self.bounds is None
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
         self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
         self._bind_event()
 
     def _bind_event(self) -> None:
-        """The fused kernels' arguments after the robot, time and output or wheel targets
-        (kernels.event, sense, command_at), bound once (the noise streams refill in place)."""
-        m, prox, ground = self.road_map, self.prox_noise, self.ground_noise
-        sensing = (self.prox.reach * self.prox.reach, self.prox.local_origins, self.prox.local_angles,
-                   float(self.prox.noise), prox.buffer, prox.cursor, self.ground.response, m.resolution,
-                   _GROUND_SENSORS, float(self.ground.noise), ground.buffer, ground.cursor, m.road_index,
-                   m.blind_area, m.barcode_index, rm.PROX_EVENT_PERIOD, ROAD_LOSS_TIME, self.time_sensed,
-                   self.time_on_road, self.off_road_for, self.road_losses)
-        self._sense_args = (self._near, self._segments, self.poses, *sensing)
-        self._event_args = (self.clock, self.poses, self.odom, self._target, self.odom_scale, self.movable,
-                            self._io, self._log_robot, self._log_step, self._group, self.sense_radius ** 2,
-                            self._hull_reach2, self.prox.walls, self._near, self._segments, *sensing)
-        floats = np.zeros(kernels.FLOATS)
-        for name, value in (('touch_radius', self.touch_radius), ('touch_radius2', self._touch_radius2),
-                            ('sense_r2', self.sense_radius ** 2), ('hull_reach2', self._hull_reach2),
-                            ('prox_reach2', self.prox.reach * self.prox.reach),
-                            ('prox_sigma', float(self.prox.noise)),
-                            ('resolution', m.resolution), ('ground_sigma', float(self.ground.noise)),
-                            ('period', rm.PROX_EVENT_PERIOD), ('loss_time', ROAD_LOSS_TIME),
-                            ('motor_sigma', self.params.motor_noise)):
-            floats[kernels.FLOAT_INDEX[name]] = value
-        self._tick_args = (floats, self._robots, self._ints, self._noise, self.movable, self.road_losses,
-                           self._log_step, self._segments, self.ground.response, m.road_index, m.blind_area,
-                           m.barcode_index)
-        self._command_args = (floats, self._robots, self._ints, self._noise, self.movable, self._log_step,
-                              self.gain, self._targets)
+        """The fused kernels' packed arguments (fused.event, sense, tick, command_at), bound once:
+        the World's constants (layout.PARAMS) and its arrays, grouped as layout.py's tuples."""
+        m = self.road_map
+        params = np.zeros(layout.PARAMS)
+        for index, value in ((layout.TOUCH_RADIUS, self.touch_radius), (layout.TOUCH_RADIUS2, self._touch_radius2),
+                             (layout.SENSE_R2, self.sense_radius ** 2), (layout.HULL_REACH2, self._hull_reach2),
+                             (layout.PROX_REACH2, self.prox.reach * self.prox.reach),
+                             (layout.PROX_SIGMA, float(self.prox.noise)), (layout.RESOLUTION, m.resolution),
+                             (layout.GROUND_SIGMA, float(self.ground.noise)), (layout.PERIOD, rm.PROX_EVENT_PERIOD),
+                             (layout.LOSS_TIME, ROAD_LOSS_TIME), (layout.MOTOR_SIGMA, self.params.motor_noise)):
+            params[index] = value
+        self._params = params
+        self._fleet = layout.fleet(robots=self._robots, robot_ints=self._robot_ints, movable=self.movable)
+        self._work = layout.work(ints=self._ints, log_step=self._log_step, segments=self._segments)
+        self._tables = layout.tables(response=self.ground.response, road_index=m.road_index,
+                                     blind_area=m.blind_area, barcode_index=m.barcode_index)
+        self._io_arrays = layout.io(queue=self._queue, outs=self._outs, states=self._states)
+        #: The arguments after the robot, time and readings (event) or walls (sense).
+        self._event_args = (params, self._fleet, self._work, self._noise, self._tables)
+        self._tick_args = (self._io_arrays, *self._event_args)
+        self._command_args = (params, self._fleet, self._work, self._noise)
         if len(m.barcodes) >= 2 ** 15:
             raise ValueError('World.tick keeps barcode indices as int16: a map has fewer than 32768 barcodes')
 
@@ -195,7 +201,7 @@ class World:
     def _add_distances(self) -> None:
         """Add the logged displacements to `distance` in their order, each with Python's math.hypot
         (the C library's hypot rounds differently in about one case in 170)."""
-        m = int(self._io[0])
+        m = int(self._io[LOGGED])
         if not m:
             return
         total = self._distance.tolist()
@@ -203,7 +209,7 @@ class World:
         for j, (dx, dy) in zip(self._log_robot[:m].tolist(), self._log_step[:m].tolist()):
             total[j] += hypot(dx, dy)
         self._distance[:] = total
-        self._io[0] = 0
+        self._io[LOGGED] = 0
 
     @property
     def target(self) -> np.ndarray:
@@ -238,10 +244,10 @@ class World:
         their motor noise is drawn in it."""
         k = self._queued
         if self._fused and k < len(self._queue) and self.clock[i] == at:
-            flat = self._queue_flat
-            flat[3 * k] = i
-            flat[3 * k + 1] = left
-            flat[3 * k + 2] = right
+            flat, row = self._queue_flat, QUEUE_COLUMNS * k
+            flat[row + QUEUE_ROBOT] = i
+            flat[row + QUEUE_LEFT] = left
+            flat[row + QUEUE_RIGHT] = right
             self._queued = k + 1
         else:
             self.command(i, left, right, at)
@@ -249,8 +255,8 @@ class World:
     def _apply_queued(self) -> None:
         """Apply the commands of :meth:`command_soon` now, in order (each at its robot's clock)."""
         queued, self._queued = self._queued, 0
-        start = int(self._io[7])
-        self._io[7] = 0
+        start = int(self._io[QUEUE_DONE])
+        self._io[QUEUE_DONE] = 0
         for i, left, right in self._queue[start:queued].tolist():
             self.command(i, left, right, float(self.clock[i]))
 
@@ -259,7 +265,7 @@ class World:
         if self._queued:
             self._apply_queued()
         if at is not None and self._instant:
-            while not kernels.command_packed(i, at, left, right, *self._command_args):
+            while not fused.command_at(i, at, left, right, *self._command_args):
                 self._make_room(self.motor_noise, 2)
             return
         if not self.movable[i]:
@@ -267,8 +273,8 @@ class World:
         if at is not None:
             self._move(i, at)
         nl, nr = self.motor_noise.pair()
-        kernels.command(i, left, right, nl, nr, self.params.motor_noise, self.gain, self.targets,
-                        self.target, self.wheel, self.params.motor_time_constant == 0)
+        command(i, left, right, nl, nr, self.params.motor_noise, self._robots, self._robot_ints,
+                self.params.motor_time_constant == 0)
 
     # --- time ----------------------------------------------------------------------------------
     def sync(self, i: int, t: float) -> None:
@@ -276,7 +282,7 @@ class World:
         if self._queued:
             self._apply_queued()
         self._move(i, t)
-        n = kernels.within(i, self.poses, self.sense_radius ** 2, self._group)
+        n = within(i, self.poses, self.sense_radius ** 2, self._group)
         if n > 1:
             group = self._group[:n].copy()
             self._move_group(group, t)
@@ -296,7 +302,7 @@ class World:
             self._apply_queued()
         if len(self.poses) < 2:
             return
-        n = kernels.close_robots(self.poses, self.touch_radius, self._touch_radius2, self._group)
+        n = close_robots(self.poses, self.touch_radius, self._touch_radius2, self._group)
         if n == 0:
             return
         group = self._group[:n].copy()
@@ -309,14 +315,12 @@ class World:
             for j in group:
                 self._move(int(j), t)
             return
-        while not kernels.move_group_logged(group, len(group), t, self.clock, self.poses, self.odom, self.target,
-                                            self.odom_scale, self.movable, self._io, self._log_robot,
-                                            self._log_step):
+        while not move_group_logged(group, len(group), t, self._robots, self.movable, self._ints, self._log_step):
             self._add_distances()
 
     def _resolve(self, group: np.ndarray) -> None:
         """Resolve the contacts among a group; skipped when no two hulls can touch (nothing to do)."""
-        if self.bounds is None and not kernels.any_pair_within(self.poses, group, self._hull_reach2):
+        if self.bounds is None and not any_pair_within(self.poses, group, self._hull_reach2):
             return
         sub = self.poses[group]
         for a, b in collision.resolve(sub, self.movable[group], self.bounds):
@@ -339,10 +343,9 @@ class World:
             self._apply_queued()
         if self.params.motor_time_constant == 0:
             # The common case, compiled: the hot path of every robot event.
-            if self._io[0] >= len(self._log_robot):
+            if self._io[LOGGED] >= len(self._log_robot):
                 self._add_distances()
-            kernels.move_logged(i, t, self.clock, self.poses, self.odom, self.target, self.odom_scale,
-                                self.movable, self._io, self._log_robot, self._log_step)
+            move_logged(i, t, self._robots, self.movable, self._ints, self._log_step)
             return
         dt = t - self.clock[i]
         if dt <= 0:
@@ -383,7 +386,7 @@ class World:
     # --- sensing -------------------------------------------------------------------------------
     def event(self, i: int, t: float) -> tuple[np.ndarray, np.ndarray, int]:
         """A robot's "prox" event: :meth:`sync` to t, then :meth:`read_prox`, :meth:`read_ground`
-        and :meth:`record_road_truth`, the same values in fewer compiled calls (kernels.event).
+        and :meth:`record_road_truth`, the same values in fewer compiled calls (fused.event).
 
         Returns (horizontal, ground, barcode): the 7 and 2 raw values as int16 arrays (fresh ones:
         the caller may keep them) and the barcode under the reading sensor.
@@ -393,27 +396,27 @@ class World:
         if not self._instant:
             self.sync(i, t)
             return self.read_prox(i), np.asarray(self.read_ground(i), dtype=np.int16), self.record_road_truth(i)
-        out = np.empty(9, dtype=np.int16)
+        out = np.empty(BARCODE_OUT, dtype=np.int16)
         if self.bounds is None:
-            k = kernels.event(i, t, out, *self._event_args)
-            while k == kernels.NEED_ROOM:
-                self._make_room(self.prox_noise, 7, self.ground_noise, 2)
-                k = kernels.event(i, t, out, *self._event_args)
-            if k != kernels.NEED_RESOLVE:
-                return out[:7], out[7:], k
-            self._resolve(self._group[:int(self._io[1])].copy())
+            k = fused.event(i, t, out, *self._event_args)
+            while k == fused.NEED_ROOM:
+                self._make_room(self.prox_noise, PROX_COUNT, self.ground_noise, PAIR)
+                k = fused.event(i, t, out, *self._event_args)
+            if k != fused.NEED_RESOLVE:
+                return out[PROX_OUT:GROUND_OUT], out[GROUND_OUT:GROUND_OUT + PAIR], k
+            self._resolve(self._group[:int(self._io[GROUP_SIZE])].copy())
         else:
             self.sync(i, t)
         walls = self.prox.walls_near(self.poses[i]) if len(self.prox.walls) else self.prox.walls
         while True:
-            k = kernels.sense(i, out, walls, *self._sense_args)
-            if k != kernels.NEED_ROOM:
-                return out[:7], out[7:], k
-            self._make_room(self.prox_noise, 7, self.ground_noise, 2)
+            k = fused.sense(i, out, walls, *self._event_args)
+            if k != fused.NEED_ROOM:
+                return out[PROX_OUT:GROUND_OUT], out[GROUND_OUT:GROUND_OUT + PAIR], k
+            self._make_room(self.prox_noise, PROX_COUNT, self.ground_noise, PAIR)
 
     def tick(self, t: float, due: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A world tick: :meth:`settle_contacts`, then :meth:`event` for each robot of `due` in
-        order, in one compiled call when it can (kernels.tick).
+        order, in one compiled call when it can (fused.tick).
 
         Returns, per due robot k: outs[k] (its 7 proximity then 2 ground values, then the barcode
         under its reading sensor, int16) and states[k], its pose, odometry pose and wheel speeds
@@ -428,32 +431,30 @@ class World:
                 self._apply_queued()
             self.settle_contacts(t)
             for k, i in enumerate(due.tolist()):
-                horizontal, ground, outs[k, 9] = self.event(i, t)
-                outs[k, :7], outs[k, 7:9] = horizontal, ground
-                kernels.state(i, self.poses, self.odom, self.wheel, states[k])
+                horizontal, ground, outs[k, BARCODE_OUT] = self.event(i, t)
+                outs[k, PROX_OUT:GROUND_OUT], outs[k, GROUND_OUT:GROUND_OUT + PAIR] = horizontal, ground
+                fused.state(i, self._robots, states[k])
             return outs, states
         settle, start = True, 0
-        while (start := kernels.tick_packed(t, settle, start, due, outs, states, self._queue, self._queued,
-                                            self.gain, self._targets, *self._tick_args)) >= 0:
-            why = self._io[2]
-            settle = not self._io[3]
-            if why == kernels.NEED_MOTOR_ROOM:
-                self.motor_noise.ensure(2)
-            elif why == kernels.NEED_ROOM:
-                self._make_room(self.prox_noise, 7, self.ground_noise, 2)
-            elif why == kernels.SETTLE_RESOLVE:
-                self._resolve(self._group[:int(self._io[1])].copy())
+        while (start := fused.tick(t, settle, start, due, self._queued, *self._tick_args)) >= 0:
+            why = self._io[STOPPED_FOR]
+            settle = not self._io[SETTLED]
+            if why == fused.NEED_MOTOR_ROOM:
+                self.motor_noise.ensure(PAIR)
+            elif why == fused.NEED_ROOM:
+                self._make_room(self.prox_noise, PROX_COUNT, self.ground_noise, PAIR)
+            elif why == fused.SETTLE_RESOLVE:
+                self._resolve(self._group[:int(self._io[GROUP_SIZE])].copy())
             else:  # NEED_RESOLVE: the robot at `start` moved; its contacts, then its readings
-                self._resolve(self._group[:int(self._io[1])].copy())
+                self._resolve(self._group[:int(self._io[GROUP_SIZE])].copy())
                 i = int(due[start])
-                while (k := kernels.sense(i, outs[start], self.prox.walls,
-                                          *self._sense_args)) == kernels.NEED_ROOM:
-                    self._make_room(self.prox_noise, 7, self.ground_noise, 2)
-                outs[start, 9] = k
-                kernels.state(i, self.poses, self.odom, self.wheel, states[start])
+                while (k := fused.sense(i, outs[start], self.prox.walls, *self._event_args)) == fused.NEED_ROOM:
+                    self._make_room(self.prox_noise, PROX_COUNT, self.ground_noise, PAIR)
+                outs[start, BARCODE_OUT] = k
+                fused.state(i, self._robots, states[start])
                 start += 1
         self._queued = 0
-        self._io[7] = 0
+        self._io[QUEUE_DONE] = 0
         return outs, states
 
     def _make_room(self, *streams_and_counts) -> None:
@@ -480,10 +481,8 @@ class World:
 
         Returns :meth:`barcode_under` for the same pose: one compiled call gives both.
         """
-        m = self.road_map
-        return kernels.road_truth(i, self.poses, m.road_index, m.blind_area, m.barcode_index, m.resolution,
-                                  _GROUND_SENSORS, period, ROAD_LOSS_TIME, self.time_sensed,
-                                  self.time_on_road, self.off_road_for, self.road_losses)
+        return road_truth(i, self._robots, self._robot_ints, self._tables, self.road_map.resolution, period,
+                          ROAD_LOSS_TIME)
 
     def road_under(self, i: int) -> str | None:
         """Id of the printed road under robot i's follow (left) ground sensor, or None."""
