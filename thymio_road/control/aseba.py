@@ -10,4 +10,4 @@ def adiv(a: int, b: int) -> int:
 
 def clip(u: int) -> int:
     """A motor target in -500..500."""
-    return max(-500, min(500, u))
+    return -500 if u < -500 else 500 if u > 500 else u

@@ -56,6 +56,7 @@ class RoadController(ReportMachine):
         self.previous_node: int | None = None
         #: The step's pause (a reading, or at a trigger), for the mode.
         self._pause: Mode | None = None
+        self._uncalibrated = params.speed_factor == 1.0 and params.wheel_balance == 1.0
         self.mode = self._current_mode()
 
     # --- the step ------------------------------------------------------------------------------------
@@ -116,9 +117,10 @@ class RoadController(ReportMachine):
         return self._calibrated(left, right)
 
     def _calibrated(self, left: int, right: int) -> tuple[int, int]:
-        f, b = self.params.speed_factor, self.params.wheel_balance
-        if f == 1.0 and b == 1.0:
+        """The robot's speed calibration (§10) and wheel balance on the motor commands."""
+        if self._uncalibrated:
             return left, right
+        f, b = self.params.speed_factor, self.params.wheel_balance
         return clip(round(left * f * b)), clip(round(right * f))
 
     def marks_suppressed(self) -> bool:
@@ -131,7 +133,7 @@ class RoadController(ReportMachine):
             if self.delivering:
                 return Mode.DELIVERING
             return Mode.HELD_BY_LIGHT if self.lights.stopped else Mode.STOPPED
-        mode = self.policy.mode(self) or self._pause
+        mode = self._pause or (self.policy.mode(self) if self.policy.has_modes else None)
         if mode is not None:
             return mode
         if self.recovery.uturn:
@@ -139,9 +141,6 @@ class RoadController(ReportMachine):
         return Mode.SPIN_LEFT if self.recovery.spin_left else Mode.DRIVING
 
     def _note_mode(self) -> None:
-        if (self.mode is Mode.DRIVING and self._pause is None and self.state is not State.STOP
-                and not self.policy.talks and not self.recovery.uturn and not self.recovery.spin_left):
-            return  # the report's robot driving on (the common case, checked cheaply)
         mode = self._current_mode()
         if mode is not self.mode:
             self.events.append(Event('mode', {'from': self.mode.value, 'to': mode.value}))

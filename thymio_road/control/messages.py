@@ -37,12 +37,14 @@ PRIORITY_BEHIND = MessageKind('priority_behind', 640, ID_SPAN,
                               'the sender (this id) waits at a light with a priority vehicle behind it')
 KINDS = (BLOCKED_BY, ANNOUNCE, WAITING, BACK_UP, PRIORITY_BEHIND)
 
-_BY_BLOCK: dict[int, MessageKind] = {}
+#: The kind of each block of 64 values (None: no robot's message), for decode's one look-up.
+_BY_BLOCK: list[MessageKind | None] = [None] * (max(k.base + k.span for k in KINDS) // ID_SPAN)
 for _kind in KINDS:
     assert _kind.base % ID_SPAN == 0 and _kind.span % ID_SPAN == 0, _kind
     for _block in range(_kind.base // ID_SPAN, (_kind.base + _kind.span) // ID_SPAN):
-        assert _block not in _BY_BLOCK, f'{_kind.name} overlaps {_BY_BLOCK[_block].name}'
+        assert _BY_BLOCK[_block] is None, f'{_kind.name} overlaps {_BY_BLOCK[_block].name}'
         _BY_BLOCK[_block] = _kind
+_BLOCKS = len(_BY_BLOCK)
 
 
 def encode(kind: MessageKind, value: int) -> int:
@@ -54,5 +56,6 @@ def encode(kind: MessageKind, value: int) -> int:
 
 def decode(code: int) -> tuple[MessageKind, int] | None:
     """A received value → (kind, value carried), or None when it is no robot's message."""
-    kind = _BY_BLOCK.get(code >> 6) if code >= 0 else None
+    block = code >> 6
+    kind = _BY_BLOCK[block] if 0 <= block < _BLOCKS else None
     return None if kind is None else (kind, code - kind.base)

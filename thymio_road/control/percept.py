@@ -7,7 +7,7 @@ from typing import Sequence
 class Percept:
     """The step's readings (a plain slotted class: one is built per robot and step)."""
 
-    __slots__ = ('follow', 'read', 'prox', 'front', 'front_left', 'rear')
+    __slots__ = ('follow', 'read', 'prox', 'front', 'front_left')
 
     def __init__(self, ground: Sequence[int], prox: Sequence[int]) -> None:
         p = [int(v) for v in prox]
@@ -19,8 +19,11 @@ class Percept:
         self.front = max(p[1], p[2], p[3])
         #: The front-left sensor: a robot beside, seen while merging from the right.
         self.front_left = p[0]
-        #: The two rear sensors.
-        self.rear = max(p[5], p[6])
+
+    @property
+    def rear(self) -> int:
+        """The two rear sensors (asked only when backing)."""
+        return max(self.prox[5], self.prox[6])
 
     def front_right_only(self, threshold: int) -> bool:
         """Something at the front right only: the centre-right sensor beyond `threshold`, the

@@ -22,9 +22,10 @@ class ReportPolicy:
     pauses_reading = False
     #: At a barcode's trigger with a robot in front: wait (improved) or back up (§6).
     waits_at_trigger = False
-    #: Whether `front` may add sensors to the report's three (else it is not asked: the step
-    #: runs 10 times per robot and simulated second).
+    #: Whether `front` may add sensors to the report's three, and whether `mode` may name one
+    #: (else they are not asked: the step runs 10 times per robot and simulated second).
     watches_front_left = False
+    has_modes = False
 
     def __init__(self, params) -> None:
         self.params = params
@@ -117,6 +118,7 @@ class ImprovedPolicy(ReportPolicy):
     pauses_reading = True
     waits_at_trigger = True
     watches_front_left = True
+    has_modes = True
 
     def __init__(self, params) -> None:
         super().__init__(params)

@@ -155,6 +155,8 @@ class RightOfWay:
             raise ValueError(f'robot_id must be in 1..{MAX_ID}, got {robot_id}')
         self.robot_id = robot_id
         self.blocked_count = blocked_count
+        #: Its announcement per role (sent every other period at least: encoded once).
+        self._announce = [announce_code(role, robot_id) for role in Role]
         #: Robots heard lately: id -> what we know of them.
         self.heard: dict[int, Heard] = {}
         #: Events since a robot in front last said it is blocked by this one (None: not lately).
@@ -248,7 +250,7 @@ class RightOfWay:
                 robot = self.ahead()
                 if robot is not None:
                     return blocked_code(robot)
-        return announce_code(role, self.robot_id)
+        return self._announce[role]
 
     def higher_ahead(self, role: Role) -> int | None:
         """A robot of a higher role heard in front (to yield to), or None."""

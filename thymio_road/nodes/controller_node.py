@@ -187,6 +187,8 @@ class ControllerNode:
                 {**event.data, 't': round(stamp, 3), 'kind': event.kind}, sort_keys=True)))
             if event.kind == 'state':
                 self._publish_state()
+        if not events and self._led is not None:
+            return  # the colour follows state, speed and intersection, which change only with an event
         led = led_colour(self.core)
         if led != self._led:
             self._led = led
