@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from thymio_road.sim import robot_model as rm
+from thymio_road.sim.layout import X, XY, Y
 from thymio_road.sim.sensors import hulls_world
 
 #: Robots are left this far apart after a contact, so that round-off never reads as overlap.
@@ -19,7 +20,7 @@ def penetration(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
     best_depth, best_axis = np.inf, np.zeros(2)
     for poly in (a, b):
         edges = np.roll(poly, -1, axis=0) - poly
-        normals = np.column_stack([edges[:, 1], -edges[:, 0]])
+        normals = np.column_stack([edges[:, Y], -edges[:, X]])
         normals /= np.linalg.norm(normals, axis=1)[:, None]
         pa, pb = a @ normals.T, b @ normals.T
         overlap = np.minimum(pa.max(axis=0) - pb.min(axis=0), pb.max(axis=0) - pa.min(axis=0))
@@ -39,8 +40,8 @@ def resolve(poses: np.ndarray, movable: np.ndarray, walls: tuple[float, float] |
     for _ in range(iterations):
         moved = False
         if n > 1:
-            dx = poses[:, None, 0] - poses[None, :, 0]
-            dy = poses[:, None, 1] - poses[None, :, 1]
+            dx = poses[:, None, X] - poses[None, :, X]
+            dy = poses[:, None, Y] - poses[None, :, Y]
             close = np.argwhere(np.triu(dx * dx + dy * dy < (2 * rm.HULL_BOUND_RADIUS) ** 2, k=1))
             if len(close):
                 hulls = hulls_world(poses[np.unique(close)])
@@ -63,12 +64,12 @@ def resolve(poses: np.ndarray, movable: np.ndarray, walls: tuple[float, float] |
 
 def _separate(poses: np.ndarray, movable: np.ndarray, i: int, j: int, push: np.ndarray) -> None:
     if movable[i] and movable[j]:
-        poses[i, :2] -= push / 2
-        poses[j, :2] += push / 2
+        poses[i, XY] -= push / 2
+        poses[j, XY] += push / 2
     elif movable[i]:
-        poses[i, :2] -= push
+        poses[i, XY] -= push
     elif movable[j]:
-        poses[j, :2] += push
+        poses[j, XY] += push
 
 
 def _keep_inside(poses: np.ndarray, movable: np.ndarray, walls: tuple[float, float]) -> bool:
@@ -79,7 +80,7 @@ def _keep_inside(poses: np.ndarray, movable: np.ndarray, walls: tuple[float, flo
     shift[~movable] = 0.0
     if not np.any(shift):
         return False
-    poses[:, :2] += shift + np.sign(shift) * SLOP
+    poses[:, XY] += shift + np.sign(shift) * SLOP
     return True
 
 
@@ -89,7 +90,7 @@ def overlapping_pairs(poses: np.ndarray, tolerance: float = 1e-6) -> list[tuple[
     found = []
     for i in range(len(poses)):
         for j in range(i + 1, len(poses)):
-            if np.hypot(*(poses[i, :2] - poses[j, :2])) >= 2 * rm.HULL_BOUND_RADIUS:
+            if np.hypot(*(poses[i, XY] - poses[j, XY])) >= 2 * rm.HULL_BOUND_RADIUS:
                 continue
             depth, _ = penetration(hulls[i], hulls[j])
             if depth > tolerance:

@@ -20,6 +20,8 @@ from thymio_road.sim import robot_model as rm
 X, Y, THETA = 0, 1, 2
 POSE_WIDTH = 3
 POINT_WIDTH = 2
+#: A pose's or a point's position (x, y), for numpy code.
+XY = slice(X, Y + 1)
 #: A left-right pair: wheels, motors, ground sensors (and their noise samples).
 LEFT, RIGHT = 0, 1
 PAIR = 2

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.ndimage import gaussian_filter
 
 from thymio_road.sim import robot_model as rm
-from thymio_road.sim.layout import PROX_COUNT
+from thymio_road.sim.layout import END_A, END_B, PROX_COUNT, THETA, X, XY, Y
 from thymio_road.sim.ground import ground_pair
 from thymio_road.map.road_map import RoadMap
 from thymio_road.sim.noise import NoiseStream
@@ -82,23 +82,23 @@ class GroundSensing:
 
     def read(self, points: np.ndarray, noise: NoiseStream) -> np.ndarray:
         """Raw values (0..1023) at world points (n×2)."""
-        r, c = self.road_map.pixel(points[:, 0], points[:, 1])
+        r, c = self.road_map.pixel(points[:, X], points[:, Y])
         value = self.response[r, c] + self.noise * noise.take(len(points))
         return np.clip(np.rint(value), 0, rm.GROUND_MAX).astype(np.int16)
 
 
 def transform(points: np.ndarray, pose: np.ndarray) -> np.ndarray:
     """Robot-frame points (k×2) to the world frame for one pose (x, y, θ)."""
-    c, s = math.cos(pose[2]), math.sin(pose[2])
-    return np.column_stack([pose[0] + c * points[:, 0] - s * points[:, 1],
-                            pose[1] + s * points[:, 0] + c * points[:, 1]])
+    c, s = math.cos(pose[THETA]), math.sin(pose[THETA])
+    return np.column_stack([pose[X] + c * points[:, X] - s * points[:, Y],
+                            pose[Y] + s * points[:, X] + c * points[:, Y]])
 
 
 def hulls_world(poses: np.ndarray, hull: np.ndarray = rm.HULL) -> np.ndarray:
     """Hull polygons of all robots in the world frame (n×k×2)."""
-    c, s = np.cos(poses[:, 2])[:, None], np.sin(poses[:, 2])[:, None]
-    x = poses[:, 0:1] + c * hull[None, :, 0] - s * hull[None, :, 1]
-    y = poses[:, 1:2] + s * hull[None, :, 0] + c * hull[None, :, 1]
+    c, s = np.cos(poses[:, THETA])[:, None], np.sin(poses[:, THETA])[:, None]
+    x = poses[:, X:X + 1] + c * hull[None, :, X] - s * hull[None, :, Y]
+    y = poses[:, Y:Y + 1] + s * hull[None, :, X] + c * hull[None, :, Y]
     return np.stack([x, y], axis=-1)
 
 
@@ -109,10 +109,10 @@ def ray_distances(origins: np.ndarray, dirs: np.ndarray, seg_a: np.ndarray, seg_
         return np.full(len(origins), np.inf)
     e = seg_b - seg_a  # (s, 2)
     w = seg_a[None, :, :] - origins[:, None, :]  # (r, s, 2)
-    denom = dirs[:, None, 0] * e[None, :, 1] - dirs[:, None, 1] * e[None, :, 0]
+    denom = dirs[:, None, X] * e[None, :, Y] - dirs[:, None, Y] * e[None, :, X]
     with np.errstate(divide='ignore', invalid='ignore'):
-        t = (w[..., 0] * e[None, :, 1] - w[..., 1] * e[None, :, 0]) / denom
-        u = (w[..., 0] * dirs[:, None, 1] - w[..., 1] * dirs[:, None, 0]) / denom
+        t = (w[..., X] * e[None, :, Y] - w[..., Y] * e[None, :, X]) / denom
+        u = (w[..., X] * dirs[:, None, Y] - w[..., Y] * dirs[:, None, X]) / denom
     hit = (np.abs(denom) > 1e-12) & (t >= 0) & (t <= max_range) & (u >= 0) & (u <= 1)
     t = np.where(hit, t, np.inf)
     return t.min(axis=1)
@@ -147,15 +147,15 @@ class ProxSensing:
         """Wall segments that a sensor of a robot at `pose` could reach."""
         if not len(self.walls):
             return self.walls
-        x, y = float(pose[0]), float(pose[1])
+        x, y = float(pose[X]), float(pose[Y])
         reach = rm.HULL_BOUND_RADIUS + rm.PROX_RANGE
         if self.box is not None and reach < x < self.box[0] - reach and reach < y < self.box[1] - reach:
             return self.walls[:0]
-        a, b = self.walls[:, 0], self.walls[:, 1]
+        a, b = self.walls[:, END_A], self.walls[:, END_B]
         e = b - a
-        t = np.clip(((pose[:2] - a) * e).sum(axis=1) / (e * e).sum(axis=1), 0.0, 1.0)
+        t = np.clip(((pose[XY] - a) * e).sum(axis=1) / (e * e).sum(axis=1), 0.0, 1.0)
         closest = a + t[:, None] * e
-        return self.walls[((closest - pose[:2]) ** 2).sum(axis=1) < reach * reach]
+        return self.walls[((closest - pose[XY]) ** 2).sum(axis=1) < reach * reach]
 
 
 _ZEROS = np.zeros(PROX_COUNT, dtype=np.int16)

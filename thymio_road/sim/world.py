@@ -18,11 +18,12 @@ from thymio_road.sim import collision, layout
 from thymio_road.sim import tick as fused
 from thymio_road.sim import robot_model as rm
 from thymio_road.sim.broad_phase import any_pair_within, close_robots, within
-from thymio_road.sim.ground import road_truth
-from thymio_road.sim.layout import (BARCODE_OUT, CLOCK, GAIN, GROUND_OUT, GROUP, GROUP_SIZE, LOG, LOGGED, MOTOR,
-                                    ODOM, ODOM_SCALE, OFF_ROAD_FOR, PAIR, POINT_WIDTH, POSE, POSE_WIDTH, PROX_COUNT,
-                                    PROX_OUT, QUEUE_COLUMNS, QUEUE_DONE, QUEUE_LEFT, QUEUE_RIGHT, QUEUE_ROBOT,
-                                    ROAD_LOSSES, SETTLED, STOPPED_FOR, TARGET, TIME_ON_ROAD, TIME_SENSED, WHEEL)
+from thymio_road.sim.ground import FOLLOW, READING, road_truth
+from thymio_road.sim.layout import (BARCODE_OUT, CLOCK, GAIN, GROUND_OUT, GROUP, GROUP_SIZE, LEFT, LOG, LOGGED,
+                                    MOTOR, ODOM, ODOM_SCALE, OFF_ROAD_FOR, PAIR, POINT_WIDTH, POSE, POSE_WIDTH,
+                                    PROX_COUNT, PROX_OUT, QUEUE_COLUMNS, QUEUE_DONE, QUEUE_LEFT, QUEUE_RIGHT,
+                                    QUEUE_ROBOT, RIGHT, ROAD_LOSSES, SETTLED, STOPPED_FOR, TARGET, THETA,
+                                    TIME_ON_ROAD, TIME_SENSED, WHEEL, X, Y)
 from thymio_road.sim.motion import command, move_group_logged, move_logged
 from thymio_road.map.road_map import RoadMap
 from thymio_road.sim.noise import NoiseStream
@@ -354,12 +355,12 @@ class World:
         if not self.movable[i]:
             return
         pose = self.poses[i]
-        x0, y0 = pose[0], pose[1]
+        x0, y0 = pose[X], pose[Y]
         if self.wheel[i].any() or self.target[i].any():
             self._drive(i, dt, pose, self.odom[i], self.wheel[i])
         else:
             return
-        self.distance[i] += math.hypot(pose[0] - x0, pose[1] - y0)
+        self.distance[i] += math.hypot(pose[X] - x0, pose[Y] - y0)
 
     def _drive(self, i: int, dt: float, pose: np.ndarray, odom: np.ndarray | None,
                wheel: np.ndarray) -> None:
@@ -379,7 +380,7 @@ class World:
                 wheel[:] = target + (wheel - target) * decay
             _arc(pose, vl, vr, h)
             if odom is not None:
-                _arc(odom, vl * self.odom_scale[i, 0], vr * self.odom_scale[i, 1], h)
+                _arc(odom, vl * self.odom_scale[i, LEFT], vr * self.odom_scale[i, RIGHT], h)
         if tau == 0:
             wheel[:] = target
 
@@ -487,7 +488,7 @@ class World:
     def road_under(self, i: int) -> str | None:
         """Id of the printed road under robot i's follow (left) ground sensor, or None."""
         x, y, th = self.poses[i]
-        gx, gy = rm.GROUND_SENSORS_TUPLE[0]
+        gx, gy = rm.GROUND_SENSORS_TUPLE[FOLLOW]
         c, s = math.cos(th), math.sin(th)
         r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
         k = int(self.road_map.road_index[r, col])
@@ -496,7 +497,7 @@ class World:
     def barcode_under(self, i: int) -> int:
         """Index of the barcode (or mark) under robot i's right (reading) ground sensor, or -1."""
         x, y, th = self.poses[i]
-        gx, gy = rm.GROUND_SENSORS_TUPLE[1]
+        gx, gy = rm.GROUND_SENSORS_TUPLE[READING]
         c, s = math.cos(th), math.sin(th)
         r, col = self.road_map.pixel_scalar(x + c * gx - s * gy, y + s * gx + c * gy)
         return int(self.road_map.barcode_index[r, col])
@@ -526,7 +527,7 @@ def _arc(pose: np.ndarray, vl: float, vr: float, dt: float) -> None:
     else:
         x += v / w * (math.sin(th2) - math.sin(th))
         y -= v / w * (math.cos(th2) - math.cos(th))
-    pose[0], pose[1], pose[2] = x, y, (th2 + math.pi) % (2 * math.pi) - math.pi
+    pose[X], pose[Y], pose[THETA] = x, y, (th2 + math.pi) % (2 * math.pi) - math.pi
 
 
 def start_pose_on_road(road_map: RoadMap, road_id: str, s: float, grey_offset: float = -0.0018
@@ -537,7 +538,7 @@ def start_pose_on_road(road_map: RoadMap, road_id: str, s: float, grey_offset: f
     right of the centre line for GREY_REF 500), the robot heading along the road.
     """
     road = road_map.road(road_id)
-    gx, gy = rm.GROUND_SENSORS[0]
+    gx, gy = rm.GROUND_SENSORS[FOLLOW]
     x, y, th = road.pose_at(s)
     # sensor point on the road, then back to the axle centre
     sx, sy = x - math.sin(th) * grey_offset, y + math.cos(th) * grey_offset
