@@ -8,9 +8,10 @@ the rules' precedence). A policy is chosen by ``traffic_rules`` (:data:`POLICIES
 """
 from __future__ import annotations
 
-from thymio_road.control.events import DRIVING, Mode, State
+from thymio_road.control import rules
+from thymio_road.control.events import DRIVING, Mode
 from thymio_road.control.percept import Percept
-from thymio_road.control.right_of_way import RightOfWay, Role
+from thymio_road.control.right_of_way import RightOfWay
 
 
 class ReportPolicy:
@@ -122,7 +123,6 @@ class ImprovedPolicy(ReportPolicy):
 
     def __init__(self, params) -> None:
         super().__init__(params)
-        from thymio_road.control import rules
         self.row = RightOfWay(params.robot_id, params.blocked_count)
         self.rules = {name: cls(params, self) for name, cls in rules.REGISTRY.items()}
         r = self.rules
