@@ -1,6 +1,6 @@
 """Real-time factor of the simulation core without recording, optionally beside a git revision.
 
-Run: python benchmarks/bench_core.py [--duration S] [--baseline REV] [--repeat K]
+Run: python benchmarks/bench_core.py [--duration S] [--baseline REV] [--repeat K] [--case TEXT]
 
 Cases: `final_traffic` (the final map, traffic lights, IR) with 1 and 10 robots, the plain
 `final` map with 10 robots, and 50 robots on a larger oval (the final map's longest road holds
@@ -8,8 +8,10 @@ Cases: `final_traffic` (the final map, traffic lights, IR) with 1 and 10 robots,
 (numba's cached kernels load, first calls), then `Graph.run` is timed for `--duration` more
 seconds, in wall and in CPU time of the process (the machine may be shared: CPU time is the
 steadier figure). With `--baseline REV` the same cases run on REV, checked out with
-`git worktree add` into a temporary folder and imported from there, alternating with this
-tree's runs, and the ratio this/REV is printed. The best of `--repeat` runs is kept.
+`git worktree add` into a temporary folder and imported from there, run by run alternating
+with this tree's (so that a change in the machine's load falls on both), and the ratio this/REV
+is printed. The best of `--repeat` runs is kept. `--case final` runs only the cases whose label
+contains "final" (repeatable).
 """
 from __future__ import annotations
 
@@ -80,9 +82,13 @@ def measure(tree: Path, scenario: str, robots: int, duration: float, folder: Pat
     return result
 
 
-def best(tree: Path, scenario: str, robots: int, duration: float, folder: Path, repeat: int) -> dict:
-    runs = [measure(tree, scenario, robots, duration, folder) for _ in range(repeat)]
-    return min(runs, key=lambda r: r['cpu'])
+def best(trees: list[Path], scenario: str, robots: int, duration: float, folder: Path, repeat: int) -> list[dict]:
+    """Each tree's fastest (CPU) of `repeat` runs, the trees' runs alternating."""
+    runs = [[] for _ in trees]
+    for _ in range(repeat):
+        for tree, kept in zip(trees, runs):
+            kept.append(measure(tree, scenario, robots, duration, folder))
+    return [min(kept, key=lambda r: r['cpu']) for kept in runs]
 
 
 def main() -> None:
@@ -90,6 +96,8 @@ def main() -> None:
     parser.add_argument('--duration', type=float, default=60.0, help='simulated seconds timed per case')
     parser.add_argument('--baseline', metavar='REV', help='git revision to measure beside this tree')
     parser.add_argument('--repeat', type=int, default=1, help='runs per case and tree; the best is kept')
+    parser.add_argument('--case', action='append', metavar='TEXT',
+                        help='only the cases whose label contains TEXT (e.g. "final, 10"); repeatable')
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -108,13 +116,16 @@ def main() -> None:
                 head += f' {args.baseline[:12]:>22} {"ratio":>14}'
             print(head)
             for label, scenario, robots in CASES:
+                if args.case and not any(text in label for text in args.case):
+                    continue
                 name = str(folder / 'BIG.yaml') if scenario == 'BIG' else scenario
-                new = best(ROOT, name, robots, args.duration, folder, args.repeat)
+                new, *old = best([ROOT] + ([baseline] if baseline else []), name, robots, args.duration, folder,
+                                 args.repeat)
                 line = f'{label:<26} {_rtf(args.duration, new):>22}'
-                if baseline:
-                    old = best(baseline, name, robots, args.duration, folder, args.repeat)
-                    line += (f' {_rtf(args.duration, old):>22} {old["wall"] / new["wall"]:>6.1f}x '
-                             f'({old["cpu"] / new["cpu"]:.1f}x)')
+                if old:
+                    old = old[0]
+                    line += (f' {_rtf(args.duration, old):>22} {old["wall"] / new["wall"]:>6.2f}x '
+                             f'({old["cpu"] / new["cpu"]:.2f}x)')
                 print(line, flush=True)
         finally:
             if baseline:
