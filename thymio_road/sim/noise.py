@@ -13,7 +13,7 @@ class NoiseStream:
     so the draws of one never shift another's and a run is reproducible. The position of the
     next sample is kept in a one-element array (:attr:`cursor`), and a refill overwrites the
     buffer in place (the same samples as a new array), so that a compiled kernel given both once
-    can draw from the stream itself (the world's fused event, sim/kernels.py). A slice that
+    can draw from the stream itself (the world's fused event, sim/tick.py). A slice that
     take() returned is valid until the next refill.
     """
 
