@@ -658,3 +658,22 @@ def test_the_ring_rule_waits_the_usual_30_s_for_a_robot_ahead_heard_or_at_its_ow
             c.on_comm(announce_code(Role.ENTERING, 3), [0, 0, 0, 3100, 0, 0, 0])
         assert c.step(GREY, prox) == (0, 0)
     assert 'make_way' not in [e.kind for e in c.drain_events()]
+
+
+@pytest.mark.parametrize('state', ['road', 'entering', 'crossing', 'link', 'siding'])
+def test_no_reason_to_make_way_fires_for_a_quiet_robot(state):
+    """The selector skips the reasons for a robot that is not blocked and asked nothing
+    (RightOfWay.quiet): every registered reason must agree, whatever the robot hears besides."""
+    from thymio_road.control.percept import Percept
+    from thymio_road.control.rules import REGISTRY, Reason
+    c = _improved(5)
+    {'road': lambda c: None, 'entering': entering_roundabout, 'crossing': crossing_ring, 'link': leaving_by_link,
+     'siding': leaving_siding}[state](c)
+    c.on_comm(announce_code(Role.INSIDE, 9), FRONT)   # heard, but asking nothing
+    c.on_comm(waiting_code(9), FRONT)
+    assert c.right_of_way.quiet()
+    for prox in (CLEAR, BLOCKED, AT_THE_FRONT_RIGHT):
+        percept = Percept(GREY, prox)
+        for name, cls in REGISTRY.items():
+            if issubclass(cls, Reason):
+                assert c.policy.rules[name].fires(c, c.role(), percept) is None, name

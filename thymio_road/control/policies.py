@@ -152,8 +152,10 @@ class ImprovedPolicy(ReportPolicy):
     def override(self, ctl, percept: Percept) -> tuple[int, int] | None:
         """The selector: a request that interrupts, the making of way under way (and the hold
         after it), then the reasons to make way in precedence, then the yield at an entry."""
-        make_way = self.make_way
+        make_way, row = self.make_way, self.row
         role = ctl.role()
+        if row.quiet() and make_way.making_way is None and make_way.holding is None:
+            return self.yield_at_entry.wheels(ctl, role)  # no reason can fire (rules.Reason)
         for rule in self.interrupting:
             other = rule.fires(ctl, role, percept)
             if other is not None:

@@ -217,6 +217,11 @@ class RightOfWay:
         self.ahead_cannot_back = _aged(self.ahead_cannot_back)
         self.blocked = self.blocked + 1 if obstructed else 0
 
+    def quiet(self) -> bool:
+        """Not blocked, and no robot asks this one anything: no reason to make way can hold."""
+        return (not self.blocked and self.blocking is None and self.asked_back is None
+                and self.ahead_cannot_back is None)
+
     def ahead(self) -> int | None:
         """The robot heard strongest on the front sensors, or None."""
         front = [(h.front, -robot, robot) for robot, h in self.heard.items() if h.front > 0]

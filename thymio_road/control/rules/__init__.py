@@ -36,7 +36,10 @@ class Rule:
 
 class Reason(Rule):
     """A reason to make way, asked by the selector in ascending ``precedence``; one that
-    ``interrupts`` is asked even while the robot holds after making way."""
+    ``interrupts`` is asked even while the robot holds after making way. A reason fires only for
+    a robot that has stood blocked or that another asks something (``RightOfWay.quiet`` is
+    False): the selector asks none of them for a quiet robot, and a test holds every registered
+    reason to it."""
 
     precedence = 100
     interrupts = False
