@@ -23,6 +23,7 @@ import numpy as np
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import declare, declare_fields, scenario_of_node
 from thymio_road.sim import robot_model as rm
+from thymio_road.sim.layout import BARCODE_OUT, GROUND_OUT, PAIR, POSE_WIDTH, PROX_COUNT, PROX_OUT, STATE_POSE
 from thymio_road.scenario import robot_specs, world_params
 from thymio_road.sim.world import World, WorldParams
 
@@ -169,7 +170,8 @@ class WorldNode:
         outs, states = self.world.tick(t, due)
         if due_list:
             for k, (i, row) in enumerate(zip(due_list, outs.tolist())):
-                self._prox_event(i, t, row[:7], row[7:9], row[9], states, k)
+                self._prox_event(i, t, row[PROX_OUT:PROX_OUT + PROX_COUNT], row[GROUND_OUT:GROUND_OUT + PAIR],
+                                 row[BARCODE_OUT], states, k)
         if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():
             self.marker_pub.publish(self._markers(t))
 
@@ -191,7 +193,7 @@ class WorldNode:
         if self.quiet[i]:
             truth = self.truth_direct[i]
             if truth is not None:
-                x, y, th = states[row, :3].tolist()
+                x, y, th = states[row, STATE_POSE:STATE_POSE + POSE_WIDTH].tolist()
                 truth(x, y, 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
             return
         name = self.names[i]
