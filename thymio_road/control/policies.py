@@ -115,11 +115,9 @@ class ImprovedPolicy(ReportPolicy):
     """The improved rules: right of way by IR (control/right_of_way.py) and the rules of
     control/rules/, each one module, run in their stated precedence."""
 
-    talks = True
-    pauses_reading = True
-    waits_at_trigger = True
-    watches_front_left = True
-    has_modes = True
+    # It talks, pauses a reading and waits at a trigger for a robot in front, watches the
+    # front-left sensor while merging, and has modes of its own.
+    talks = pauses_reading = waits_at_trigger = watches_front_left = has_modes = True
 
     def __init__(self, params) -> None:
         super().__init__(params)
