@@ -629,3 +629,21 @@ def test_a_yaml_bomb_in_a_recorded_map_description_is_refused_quickly():
     assert _time.perf_counter() - t0 < 1.0
     assert source.road_map is None
     assert any('aliases expand' in note for note in source.notes), source.notes
+
+
+@pytest.mark.slow
+def test_time_per_mode_from_the_controllers_mode_events(tmp_path):
+    """The modes that override a state's driving (docs/controller.md) are seen by `analyze`: per
+    robot, time per mode adds up to the recording's length and shows the yields at roundabout
+    entries, the deliveries and the light holds."""
+    from thymio_road.runtime.run import run_scenario
+    scenario = load_scenario('final_traffic', duration=120.0, seed=1)
+    run_scenario(scenario, tmp_path, record='analysis', progress=False, picture=False)
+    result, _ = analyze_bag(tmp_path / 'bag', scenario='final_traffic')
+    rows = {r['robot']: r for r in result.robots if 'time_per_mode_s' in r}
+    assert set(rows) == {robot.name for robot in scenario.robots}
+    for row in rows.values():
+        assert sum(row['time_per_mode_s'].values()) == pytest.approx(row['time_s'], abs=0.2)
+    seen = set().union(*(row['time_per_mode_s'] for row in rows.values()))
+    assert {'driving', 'yielding', 'held_by_light', 'delivering'} <= seen
+    assert 'time per mode' not in result.not_computed

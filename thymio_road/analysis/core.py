@@ -254,6 +254,26 @@ def _state_metrics(rec: Recording, clock: _Clock, movers: list[str], rows: dict,
     if without:
         nc['time per state of ' + ', '.join(without)] = \
             'neither controller/events nor controller/state was recorded for these robots'
+    _mode_metrics(rec, movers, rows, t0, t1, nc)
+
+
+def _mode_metrics(rec: Recording, movers: list[str], rows: dict, t0: float, t1: float, nc: dict) -> None:
+    """Time per mode (what overrides the state's driving: making way, yielding, held by a light,
+    …; docs/controller.md) from the controller's `mode` events. A recording made before the
+    controller reported modes has none: then nothing is computed rather than all 'driving'."""
+    modes = {r: [e for e in rec.events.get(r, []) if e.get('kind') == 'mode' and 'to' in e and 't' in e]
+             for r in movers}
+    if not any(modes.values()):
+        nc['time per mode'] = 'no "mode" events in controller/events (recorded before modes were reported, ' \
+                              'or not recorded)'
+        return
+    for r in movers:
+        if not rec.has(r, 'controller/events'):
+            continue
+        changes = [(float(e['t']), str(e['to'])) for e in modes[r]]
+        initial = str(modes[r][0].get('from', 'driving')) if modes[r] else 'driving'
+        timeline = m.state_timeline(initial, changes, t0, t1)
+        rows[r]['time_per_mode_s'] = {k: round(v, 3) for k, v in m.time_per_state(timeline).items()}
 
 
 # --- robots against one another --------------------------------------------------------------------

@@ -72,11 +72,14 @@ def _json_default(value: Any) -> Any:
 def _flat_robot_rows(robots: list[dict]) -> list[dict]:
     states = sorted({s for r in robots for s in r.get('time_per_state_s', {})},
                     key=lambda s: (list(STATE_COLOURS).index(s) if s in STATE_COLOURS else 99, s))
+    modes = sorted({mode for r in robots for mode in r.get('time_per_mode_s', {})})
     rows = []
     for r in robots:
-        row = {k: v for k, v in r.items() if k != 'time_per_state_s'}
+        row = {k: v for k, v in r.items() if k not in ('time_per_state_s', 'time_per_mode_s')}
         for s in states:
             row[f'time_{s}_s'] = r.get('time_per_state_s', {}).get(s, 0.0 if 'time_per_state_s' in r else None)
+        for mode in modes:
+            row[f'mode_{mode}_s'] = r.get('time_per_mode_s', {}).get(mode, 0.0 if 'time_per_mode_s' in r else None)
         rows.append(row)
     return rows
 
