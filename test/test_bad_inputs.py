@@ -146,6 +146,12 @@ CASES = [
     ('yaml-huge-file', ['map', 'check', 'm.yaml'], {'m.yaml': '# ' + 'x' * 2_000_000 + '\n'},
      ['m.yaml', '2000003 bytes', '1000000']),
     ('yaml-deep', ['map', 'check', 'm.yaml'], {'m.yaml': '[' * 1200 + ']' * 1200}, ['m.yaml', 'nested too deeply']),
+    ('yaml-nul', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario().replace('mine', 'mi\x00ne')},
+     ['s.yaml', 'line', 'column', 'control character 0x00']),
+    ('yaml-ansi-escape', ['map', 'check', 'm.yaml'], {'m.yaml': '\x1b[32m' + a_map() + '\x1b[0m'},
+     ['m.yaml', 'line 1, column 1', '0x1b', 'coloured terminal text']),
+    ('yaml-folder', RUN + ['--scenario', 'd.yaml'], {'d.yaml/x': ''}, ['d.yaml', 'is a folder, not a regular file']),
+    ('yaml-device', ['map', 'check', '/dev/zero'], {}, ['/dev/zero', 'is a device, not a regular file']),
     ('yaml-recursive-alias', RUN + ['--scenario', 's.yaml'], {'s.yaml': 'a: &a [*a]\n'}, ['s.yaml', 'its own anchor']),
     ('yaml-bomb-scenario', RUN + ['--scenario', 's.yaml'], {'s.yaml': BOMB + scenario()},
      ['s.yaml', 'aliases expand to more than 100000']),
@@ -155,7 +161,7 @@ CASES = [
      ['s.yaml', 'unknown field', "'xxxx"]),
     ('huge-int', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario().replace('count: 2', 'count: [' + '9' * 5000 + ']')},
      ['s.yaml', 'cannot be read']),
-    ('map-check-folder', ['map', 'check', 'sub'], {'sub/x': ''}, ['sub', 'cannot read']),
+    ('map-check-folder', ['map', 'check', 'sub'], {'sub/x': ''}, ['sub', 'is a folder, not a regular file']),
     ('map-check-unknown-name', ['map', 'check', 'ovl'], {}, ["no map named 'ovl'", 'oval']),
     # --- output paths: refused before anything runs
     ('run-out-is-file', ['run', '--quiet', '--out', 'keep.txt'], {'keep.txt': 'mine'}, ['--out keep.txt', 'is a file']),
@@ -240,6 +246,17 @@ def test_bad_input_is_refused_cleanly(folder, args, files, expected):
     for text in expected:
         assert text in proc.stderr, f'{text!r} not in {proc.stderr!r}'
     assert _snapshot(folder) == before  # nothing written, nothing overwritten
+
+
+def test_a_fifo_given_as_a_scenario_or_map_is_refused_at_once(tmp_path):
+    """Reading a named pipe blocks until something writes to it: it is refused without opening."""
+    fifo = tmp_path / 'pipe.yaml'
+    os.mkfifo(fifo)
+    for args in (RUN + ['--scenario', str(fifo)], ['map', 'check', str(fifo)]):
+        proc = subprocess.run([sys.executable, '-m', 'thymio_road.cli', *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60, env={**os.environ, 'PYTHONPATH': str(ROOT)})
+        assert proc.returncode == 2 and 'is a FIFO (named pipe), not a regular file' in proc.stderr, proc.stderr
+        assert 'Traceback' not in proc.stderr
 
 
 def test_at_least_fifty_cases():

@@ -10,6 +10,7 @@ import argparse
 import math
 import re
 import reprlib
+import stat
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -49,21 +50,38 @@ _Loader.add_implicit_resolver(
 
 def load_yaml(path: Path, error: type[ConfigError] = ConfigError) -> Any:
     """Parse a YAML file, turning I/O, encoding, syntax and size problems into `error` with the
-    file's name."""
+    file's name. Only a regular file is read (a FIFO would block for ever, a device such as
+    /dev/zero has no end), and the size limit holds for the bytes actually read."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_YAML_BYTES:
-            raise error(f'{path}: the file has {size} bytes, more than the {MAX_YAML_BYTES} a '
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f'{path}: is {_file_kind(info.st_mode)}, not a regular file: give a YAML file')
+        if info.st_size > MAX_YAML_BYTES:
+            raise error(f'{path}: the file has {info.st_size} bytes, more than the {MAX_YAML_BYTES} a '
                         'configuration file may have')
-        raw = path.read_bytes()
+        with path.open('rb') as f:
+            raw = f.read(MAX_YAML_BYTES + 1)
     except OSError as exc:
         raise error(f'{path}: cannot read: {exc.strerror or exc}') from None
+    if len(raw) > MAX_YAML_BYTES:
+        raise error(f'{path}: the file grew past the {MAX_YAML_BYTES} bytes a configuration file may have '
+                    'while it was read')
     try:
         text = raw.decode('utf-8')
     except UnicodeDecodeError as exc:
         raise error(f'{path}: not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}') from None
     return parse_yaml(text, str(path), error)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return 'a folder'
+    if stat.S_ISFIFO(mode):
+        return 'a FIFO (named pipe)'
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return 'a device'
+    return 'a socket' if stat.S_ISSOCK(mode) else 'not a file'
 
 
 def parse_yaml(text: str, source: str, error: type[ConfigError] = ConfigError) -> Any:
@@ -72,8 +90,9 @@ def parse_yaml(text: str, source: str, error: type[ConfigError] = ConfigError) -
     if len(text) > MAX_YAML_BYTES:
         raise error(f'{source}: {len(text)} characters, more than the {MAX_YAML_BYTES} a '
                     'configuration may have')
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)  # its reader refuses characters YAML does not allow, at once
         node = loader.get_single_node()
         if node is None:
             return None
@@ -82,6 +101,12 @@ def parse_yaml(text: str, source: str, error: type[ConfigError] = ConfigError) -
             raise error(f'{source}: its aliases expand to more than {MAX_YAML_NODES} YAML nodes '
                         '(each alias counts as a copy); write the values out or use fewer aliases')
         return loader.construct_document(node)
+    except yaml.reader.ReaderError as exc:  # a NUL, an ANSI escape from pasted coloured text, ...
+        line = text.count('\n', 0, exc.position) + 1
+        column = exc.position - (text.rfind('\n', 0, exc.position) + 1) + 1
+        hint = ' (pasted coloured terminal text?)' if exc.character == 0x1b else ''
+        raise error(f'{source}: not valid YAML at line {line}, column {column}: the control character '
+                    f'0x{exc.character:02x} cannot be in a YAML file{hint}') from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, 'problem_mark', None)
         where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark else ''
@@ -92,7 +117,8 @@ def parse_yaml(text: str, source: str, error: type[ConfigError] = ConfigError) -
     except ValueError as exc:  # an integer of more than 4300 digits
         raise error(f'{source}: a value cannot be read: {_cut(str(exc))}') from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def _expanded_nodes(node: yaml.Node, counts: dict[int, int], open_: set[int]) -> int:
