@@ -31,6 +31,7 @@ setup(
         'zstandard',  # mcap's zstd chunk compression (the recorder, bag repair)
         'tqdm',
         'tdmclient',
+        'dask[distributed]',  # sweeps on worker processes or a dask cluster (--workers, --scheduler)
     ],
     extras_require={
         'test': ['pytest', 'mcap-ros2-support', 'hypothesis', 'resvg-py', 'pypdfium2'],

@@ -20,7 +20,7 @@ def _subparsers(parser):
     return {}
 
 
-@pytest.mark.parametrize('command', ['run', 'calibrate', 'passages'])
+@pytest.mark.parametrize('command', ['run', 'calibrate', 'passages', 'traffic', 'priority', 'recovery'])
 def test_every_option_has_help_and_the_command_a_description(command):
     parser = _subparsers(build_parser())[command]
     assert parser.description, f'{command} --help has no description'
@@ -34,3 +34,20 @@ def test_run_help_describes_the_outputs(capsys):
         main(['run', '--help'])
     out = capsys.readouterr().out
     assert 'summary.json' in out and 'trajectories.png' in out and '--quiet' in out
+
+
+@pytest.mark.parametrize('command', ['traffic', 'priority', 'recovery'])
+@pytest.mark.parametrize('flags,message', [
+    (['--workers', '0'], "argument --workers: must be an integer in 1..256, got '0'"),
+    (['--workers', 'many'], "argument --workers: must be an integer in 1..256, got 'many'"),
+    (['--scheduler', 'localhost'], "argument --scheduler: must be a dask scheduler address such as "
+                                   "tcp://host:8786, got 'localhost'"),
+    (['--workers', '2', '--scheduler', 'tcp://127.0.0.1:8786'],
+     'argument --scheduler: not allowed with argument --workers'),
+])
+def test_sweep_flags_are_checked_naming_the_flag_and_value(command, flags, message, capsys):
+    """Issue #28: the experiments that run many simulations take --workers N or --scheduler ADDRESS."""
+    with pytest.raises(SystemExit) as exit_:
+        main([command, *flags])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err

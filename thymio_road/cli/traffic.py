@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from thymio_road.experiments import sweep
 from thymio_road.map.validation import MAX_DURATION, MAX_ROBOTS, MAX_SEED, arg_float, arg_int
 
 
@@ -42,6 +43,7 @@ def register(sub: Any) -> None:
     traffic.add_argument('--duration', type=arg_float(0, MAX_DURATION, low_open=True), default=3600.0,
                          help='simulated seconds per run (default: 3600)')
     traffic.add_argument('--out', type=Path, help='folder of the runs (default: runs/traffic-<time>)')
+    sweep.add_arguments(traffic)
     traffic.set_defaults(func=cmd_traffic)
 
     priority = sub.add_parser('priority', help="time a priority vehicle's trip alone and in traffic",
@@ -54,6 +56,7 @@ def register(sub: Any) -> None:
     priority.add_argument('--limit', type=arg_float(0, MAX_DURATION, low_open=True), default=1500.0,
                           help='simulated seconds before a trip counts as not arrived (default: 1500)')
     priority.add_argument('--json', action='store_true', help='print the rows as JSON')
+    sweep.add_arguments(priority, 'trips')
     priority.set_defaults(func=cmd_priority)
 
     recovery = sub.add_parser('recovery', help='put a robot down lost beside a lane, from each side, and count '
@@ -68,6 +71,7 @@ def register(sub: Any) -> None:
     recovery.add_argument('--duration', type=arg_float(1, 3600), default=40.0,
                           help='simulated seconds per trial (default: 40)')
     recovery.add_argument('--json', action='store_true', help='print the rows as JSON')
+    sweep.add_arguments(recovery, 'trials')
     recovery.set_defaults(func=cmd_recovery)
 
 
@@ -76,11 +80,9 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     from thymio_road.scenario import load_scenario
     load_scenario(args.scenario)  # a broken scenario is refused before the first run
     out = args.out or Path('runs') / f'traffic-{time.strftime("%Y%m%d-%H%M%S")}'
-    out.mkdir(parents=True, exist_ok=True)
     print(f'{len(args.robots) * len(args.seeds)} runs of {args.duration:g} s; summaries in {out}/', file=sys.stderr)
     rows = run_table(args.scenario, args.robots, args.seeds, args.duration, out,
-                     on_row=lambda r: print(f"  {r['robots']} robots, seed {r['seed']}: "
-                                            f"{'ok' if r['ok'] else 'FAILS'}", file=sys.stderr))
+                     workers=args.workers, scheduler=args.scheduler, progress=True)
     print(markdown(rows))
     return 0 if all(r['ok'] for r in rows) else 1
 
@@ -88,34 +90,51 @@ def cmd_traffic(args: argparse.Namespace) -> int:
 def cmd_priority(args: argparse.Namespace) -> int:
     from thymio_road.experiments.priority import experiment
     rows = experiment(args.scenario, tuple(args.seeds), args.robots, args.limit,
-                      on_trip=lambda t: print(f'  seed {t.seed}, {t.robots} robots: '
-                                              f"{'not arrived' if t.time is None else f'{t.time:.1f} s'}",
-                                              file=sys.stderr))
+                      workers=args.workers, scheduler=args.scheduler, progress=True)
+    failed = [r for r in rows if r.get('error')]
     if args.json:
         print(json.dumps(rows, indent=2))
-        return 0
+        return 1 if failed else 0
     print('| seed | robots | alone (s) | in traffic (s) | ratio | pre-emptions |\n|---|---|---|---|---|---|')
     for r in rows:
         print(f"| {r['seed']} | {r['robots']} | {r['alone_s']} | {r['traffic_s']} | {r['ratio']} | {r['preemptions']} |")
-    return 0
+    _print_failures([f"seed {r['seed']}: {r['error']}" for r in failed], 'seed')
+    return 1 if failed else 0
 
 
 def cmd_recovery(args: argparse.Namespace) -> int:
-    from thymio_road.experiments.recovery import experiment, table
+    from thymio_road.experiments.recovery import sweep_trials, table
     from thymio_road.map.loader import load_map
     from thymio_road.scenario import find_config
-    road_map = load_map(find_config('maps', args.map))
+    load_map(find_config('maps', args.map))  # a broken map is refused before the first trial
     settings = ('report', 'both') if args.recovery == 'compare' else (args.recovery,)
-    rows = []
-    for setting in settings:
-        rows += [{'recovery': setting, **row}
-                 for row in table(experiment(road_map, args.trials, args.seed, setting, duration=args.duration))]
+    results, failures = sweep_trials(args.map, args.trials, args.seed, settings, duration=args.duration,
+                                     workers=args.workers, scheduler=args.scheduler, progress=True)
+    rows = [{'recovery': setting, **row} for setting in settings for row in table(results[setting])]
+    for row in rows:  # a trial that raised is not among `trials`: its seed and error are
+        failed = [f'seed {o.job.seed}: {o.error}' for o in failures
+                  if (o.job.recovery, o.job.side) == (row['recovery'], row['side'])]
+        if failed:
+            row['errors'] = failed
+    errors = [f'{o.job.recovery}, {o.job.side}, seed {o.job.seed}: {o.error}' for o in failures]
     if args.json:
         print(json.dumps(rows, indent=2))
-        return 0
+        return 1 if errors else 0
     print('| recovery | side | trials | rejoined | turned back | wrong way | lost | success | median time (s) |')
     print('|---|---|---|---|---|---|---|---|---|')
     for r in rows:
+        success = '–' if r['success_rate'] is None else f"{100 * r['success_rate']:.0f} %"
         print(f"| {r['recovery']} | {r['side']} | {r['trials']} | {r['rejoined']} | {r['turned back']} | "
-              f"{r['wrong way']} | {r['lost']} | {100 * r['success_rate']:.0f} % | {r['median_time_s']} |")
-    return 0
+              f"{r['wrong way']} | {r['lost']} | {success} | {r['median_time_s']} |")
+    _print_failures(errors, 'trial')
+    return 1 if errors else 0
+
+
+def _print_failures(lines: list[str], what: str) -> None:
+    """Runs that raised, below the table (stdout, with it) and counted on stderr."""
+    if not lines:
+        return
+    print(f'\n{len(lines)} {what}{"" if len(lines) == 1 else "s"} failed:')
+    for line in lines:
+        print(f'- {line}')
+    print(f'error: {len(lines)} failed {what}{"" if len(lines) == 1 else "s"} (above)', file=sys.stderr)

@@ -10,8 +10,10 @@ the scenario's other robots, seed by seed, and reports the ratio; issue #13 asks
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
+from thymio_road.experiments import sweep
 from thymio_road.nodes.traffic_light_node import TrafficLightNode
 from thymio_road.runtime.run import Graph
 from thymio_road.scenario import load_scenario
@@ -56,18 +58,53 @@ def trip(scenario: str, robots: int, seed: int, limit: float) -> Trip:
     return Trip(seed, len(sc.robots), arrived[0] if arrived else None, sum(light.preemptions for light in lights))
 
 
+@dataclass(frozen=True)
+class TripJob:
+    """One trip to time: plain data, so that a worker process or machine can run it."""
+    scenario: str
+    robots: int
+    seed: int
+    limit: float
+
+
+def trip_job(job: TripJob) -> Trip:
+    return trip(job.scenario, job.robots, job.seed, job.limit)
+
+
 def experiment(scenario: str = 'priority', seeds: tuple[int, ...] = (1, 2, 3, 4, 5), robots: int | None = None,
-               limit: float = 1200.0, on_trip: Callable[[Trip], None] | None = None) -> list[dict]:
-    """One row per seed: the trip alone, with traffic, and their ratio."""
+               limit: float = 1200.0, on_trip: Callable[[Trip], None] | None = None, *,
+               workers: int | None = 1, scheduler: str | None = None, progress: bool = False) -> list[dict]:
+    """One row per seed: the trip alone, with traffic, and their ratio.
+
+    The trips are independent jobs (experiments/sweep.py: `workers`, `scheduler`); the rows are
+    the same whatever runs them. A trip that raised leaves its times empty and the row names it
+    in `error`."""
+    if Path(scenario).exists():  # a file: the same one for workers whatever their folder
+        scenario = str(Path(scenario).resolve())
+    busy = robots or len(load_scenario(scenario).robots)
+    jobs = [TripJob(scenario, count, seed, limit) for seed in seeds for count in (1, busy)]
+
+    def finished(outcome: sweep.Outcome) -> str:
+        job = outcome.job
+        if not outcome.ok:
+            return f'seed {job.seed}, {job.robots} robots: ERROR: {outcome.error}'
+        if on_trip:
+            on_trip(outcome.value)
+        t = outcome.value.time
+        return f"seed {job.seed}, {outcome.value.robots} robots: {'not arrived' if t is None else f'{t:.1f} s'}"
+
+    outcomes = sweep.run(trip_job, jobs, workers=workers, scheduler=scheduler, describe=finished,
+                         progress=progress, unit='trip')
     rows = []
-    for seed in seeds:
-        alone = trip(scenario, 1, seed, limit)
-        if on_trip:
-            on_trip(alone)
-        busy = trip(scenario, robots or len(load_scenario(scenario).robots), seed, limit)
-        if on_trip:
-            on_trip(busy)
-        ratio = busy.time / alone.time if alone.time and busy.time else None
-        rows.append({'seed': seed, 'robots': busy.robots, 'alone_s': alone.time, 'traffic_s': busy.time,
-                     'ratio': None if ratio is None else round(ratio, 3), 'preemptions': busy.preemptions})
+    for alone, crowd in zip(outcomes[::2], outcomes[1::2]):
+        a, b = alone.value if alone.ok else None, crowd.value if crowd.ok else None
+        ratio = b.time / a.time if a and b and a.time and b.time else None
+        row = {'seed': crowd.job.seed, 'robots': b.robots if b else crowd.job.robots,
+               'alone_s': a.time if a else None, 'traffic_s': b.time if b else None,
+               'ratio': None if ratio is None else round(ratio, 3), 'preemptions': b.preemptions if b else None}
+        errors = [f'{o.job.robots} robot{"" if o.job.robots == 1 else "s"}: {o.error}'
+                  for o in (alone, crowd) if not o.ok]
+        if errors:
+            row['error'] = '; '.join(errors)
+        rows.append(row)
     return rows

@@ -18,13 +18,16 @@ drives with barcode actions off, so that only line following and recovery are me
 """
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from thymio_road.control.controller import ControllerParams, RoadController
+from thymio_road.experiments import sweep
 from thymio_road.map.road_map import RoadMap
 from thymio_road.sim.world import RobotSpec, World, WorldParams
 
@@ -138,6 +141,56 @@ def experiment(road_map: RoadMap, trials: int = 20, seed: int = 1, recovery: str
     lanes = _Lanes(road_map)
     return {side: [trial(road_map, side, seed + k, recovery, duration, lanes) for k in range(trials)]
             for side in sides}
+
+
+@dataclass(frozen=True)
+class TrialJob:
+    """One trial: plain data (the map by name or path), so that a worker process or machine can
+    run it; the worker loads the map once for all its trials."""
+    map: str
+    side: str
+    seed: int
+    recovery: str
+    duration: float
+
+
+@functools.lru_cache(maxsize=4)
+def _map_and_lanes(name: str) -> tuple[RoadMap, _Lanes]:
+    from thymio_road.map.loader import load_map
+    from thymio_road.scenario import find_config
+    road_map = load_map(find_config('maps', name))
+    return road_map, _Lanes(road_map)
+
+
+def trial_job(job: TrialJob) -> Trial:
+    road_map, lanes = _map_and_lanes(job.map)
+    return trial(road_map, job.side, job.seed, job.recovery, job.duration, lanes)
+
+
+def sweep_trials(map_name: str, trials: int = 20, seed: int = 1, settings: tuple[str, ...] = ('both',),
+                 sides: tuple[str, ...] = SIDES, duration: float = 60.0, *, workers: int | None = 1,
+                 scheduler: str | None = None, progress: bool = False
+                 ) -> tuple[dict[str, dict[str, list[Trial]]], list[sweep.Outcome]]:
+    """:func:`experiment` for each recovery setting, its trials as independent jobs
+    (experiments/sweep.py): setting → side → trials, the same whatever runs them, and the
+    outcomes of the trials that raised (left out of the trials)."""
+    if Path(map_name).exists():  # a file: the same one for workers whatever their folder
+        map_name = str(Path(map_name).resolve())
+    jobs = [TrialJob(map_name, side, seed + k, setting, duration)
+            for setting in settings for side in sides for k in range(trials)]
+
+    def finished(outcome: sweep.Outcome) -> str:
+        job = outcome.job
+        what = outcome.value.outcome if outcome.ok else f'ERROR: {outcome.error}'
+        return f'{job.recovery}, {job.side}, seed {job.seed}: {what}'
+
+    outcomes = sweep.run(trial_job, jobs, workers=workers, scheduler=scheduler, describe=finished,
+                         progress=progress, unit='trial')
+    results: dict[str, dict[str, list[Trial]]] = {s: {side: [] for side in sides} for s in settings}
+    for outcome in outcomes:
+        if outcome.ok:
+            results[outcome.job.recovery][outcome.job.side].append(outcome.value)
+    return results, [o for o in outcomes if not o.ok]
 
 
 def table(results: dict[str, list[Trial]]) -> list[dict]:
