@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from thymio_road.scenario import ScenarioError, load_scenario, node_specs, robot_specs
+from thymio_road.scenario import ScenarioError, config_dir, load_scenario, node_specs, robot_specs
 
 
 def write(tmp_path, data, name='s.yaml'):
@@ -134,7 +134,8 @@ def test_priority_is_final_traffic_and_its_differences():
 def test_priority_loads_as_before(tmp_path):
     old = tmp_path / 'scenarios' / 'priority.yaml'
     old.parent.mkdir()
-    old.write_text(yaml.safe_dump({**PRIORITY_BEFORE, 'map': str(CONFIG / 'maps' / 'final.yaml')}))
+    # The shipped maps where load_scenario finds them: the checkout, or the install's share folder.
+    old.write_text(yaml.safe_dump({**PRIORITY_BEFORE, 'map': str(config_dir() / 'maps' / 'final.yaml')}))
     now, before = load_scenario('priority'), load_scenario(old)
     assert now.road_map.source == before.road_map.source
     assert {**_fields(now), 'source': None} == {**_fields(before), 'source': None}
