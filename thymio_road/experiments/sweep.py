@@ -34,6 +34,13 @@ MAX_WORKERS = 256
 RETRIES = 2
 #: Seconds to wait for an existing scheduler before giving up.
 CONNECT_TIMEOUT = 20
+#: dask settings for the local cluster's workers (its nannies keep them for restarts too). The
+#: nanny's default MALLOC_TRIM_THRESHOLD_ turns off glibc's adaptive mmap threshold, so every
+#: large numpy temporary of the simulation is mapped and unmapped again (runs measured 20-40 %
+#: slower), and the statistical profiler samples the running thread every 10 ms for a dashboard
+#: that nobody looks at. docs/sweeps.md gives the same as a file for `dask worker`.
+WORKER_CONFIG = {'distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_': None,
+                 'distributed.worker.profile.enabled': False}
 _ADDRESS = re.compile(r'^(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$')
 
 
@@ -195,8 +202,10 @@ def _distributed(fn: Callable[[Any], Any], jobs: list[Any], workers: int, schedu
         if scheduler is None:
             # No dashboard (no fixed port to collide with another sweep on the machine), one
             # thread per process (the simulation holds the GIL), dask's own logs only on errors.
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+            import dask
+            with dask.config.set(WORKER_CONFIG):
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
             cluster.scheduler.add_plugin(deaths)
             client = Client(cluster)
             report.say(f'{len(jobs)} {_plural(report.unit, len(jobs))} on {workers} local worker processes')
