@@ -120,3 +120,32 @@ def test_without_dask_the_default_runs_here_and_workers_say_what_is_missing(monk
     assert stream.getvalue().startswith('dask.distributed is not installed: the runs go one after another\n')
     with pytest.raises(sweep.SweepError, match=r"pip install 'dask\[distributed\]'"):
         sweep.run(_flaky, jobs, workers=2)
+
+
+def test_a_barcode_run_that_raises_is_listed_and_the_others_are_kept(tmp_path, capsys, monkeypatch):
+    from thymio_road.experiments import barcodes
+    real = barcodes.run_track
+
+    def run_track(map_data, folder, speed, *args, **kwargs):
+        if speed == 260:
+            raise RuntimeError('the robot left the track')
+        return real(map_data, folder, speed, *args, **kwargs)
+
+    monkeypatch.setattr(barcodes, 'run_track', run_track)
+    code = main(['barcodes', 'sweep', '--speeds', '150,260', '--laps', '0.2', '--nominal-laps', '0',
+                 '--out', str(tmp_path), '--workers', '1'])
+    out = capsys.readouterr().out
+    assert code == 1 and '1 run failed:\n- speed 260, seed 2: RuntimeError: the robot left the track' in out
+    lines = (tmp_path / 'speed_sweep.csv').read_text().splitlines()
+    assert len(lines) == 2 and lines[1].startswith('150,')
+    assert (tmp_path / 'tracks' / 'barcode_oval_left.yaml').exists()
+
+
+@pytest.mark.slow
+def test_the_barcode_sweep_on_two_worker_processes_is_the_sequential_sweep(tmp_path):
+    """About 8 s: two speeds for a fifth of a lap, here and on a local cluster."""
+    from thymio_road.experiments.barcodes import speed_sweep
+    one = speed_sweep(tmp_path / 'one', [150, 410], 0.2, 1, workers=1)
+    two = speed_sweep(tmp_path / 'two', [150, 410], 0.2, 1, workers=2)
+    assert one == two and [r['speed'] for r in one] == [150, 410]
+    assert (tmp_path / 'one' / 'speed_sweep.csv').read_text() == (tmp_path / 'two' / 'speed_sweep.csv').read_text()

@@ -196,29 +196,84 @@ def _string() -> Any:
     return msgs.String
 
 
+@dataclass(frozen=True)
+class TrackJob:
+    """One run_track call as plain data, so that a worker process or machine can run it."""
+    map_data: dict
+    speed: int
+    laps: float
+    seed: int
+    controller: dict | None = None
+    start: float = 0.05
+    #: What the progress line and a failure name it by ('speed 150, seed 3').
+    label: str = ''
+
+
+def track_job(job: TrackJob) -> TrackRun:
+    """run_track in a temporary folder: workers on other machines have no --out, and runs side by
+    side must not write the same scenario file."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix='thymio-road-track-') as tmp:
+        return run_track(job.map_data, Path(tmp), job.speed, job.laps, job.seed, job.controller,
+                         start=job.start)
+
+
+def _run_tracks(jobs: list[TrackJob], out: Path, sweep_options: dict | None) -> list[TrackRun | None]:
+    """Every job's run (None where it raised: its label and error go to sweep_options['failed']),
+    in job order, on the workers that `sweep_options` names (experiments/sweep.py). The tracks'
+    map files are kept in out/tracks/ so that they can be printed."""
+    from thymio_road.experiments import sweep
+    options = dict(sweep_options or {})
+    failed = options.pop('failed', None)
+    folder = out / 'tracks'
+    folder.mkdir(parents=True, exist_ok=True)
+    for data in {job.map_data['name']: job.map_data for job in jobs}.values():
+        (folder / f'{data["name"]}.yaml').write_text(yaml.safe_dump(data, sort_keys=False))
+
+    def finished(outcome: Any) -> str:
+        if not outcome.ok:
+            return f'{outcome.job.label}: ERROR: {outcome.error}'
+        return f'{outcome.job.label}: {100 * outcome.value.score.success_rate:.0f} % read right'
+
+    outcomes = sweep.run(track_job, jobs, describe=finished, **options)
+    if failed is not None:
+        failed += [f'{o.job.label}: {o.error}' for o in outcomes if not o.ok]
+    return [o.value if o.ok else None for o in outcomes]
+
+
 # --- experiments -------------------------------------------------------------------------------------
 
-def speed_sweep(out: Path, speeds: list[int], laps: float, seed: int) -> list[dict]:
-    """Fig. 8: read success against command speed, with the window of eqs. (3)-(4)."""
+def speed_sweep(out: Path, speeds: list[int], laps: float, seed: int, **sweep_options: Any) -> list[dict]:
+    """Fig. 8: read success against command speed, with the window of eqs. (3)-(4).
+
+    `sweep_options`: workers, scheduler, progress (experiments/sweep.py) and `failed`, a list
+    that gets each run that raised (its row is left out), as for every experiment here."""
     rows = []
     track = oval_track()
-    for k, speed in enumerate(speeds):
-        run = run_track(track, out / 'tracks', speed, laps, seed + k)
+    runs = _run_tracks([TrackJob(track, speed, laps, seed + k, label=f'speed {speed}, seed {seed + k}')
+                        for k, speed in enumerate(speeds)], out, sweep_options)
+    for speed, run in zip(speeds, runs):
+        if run is None:
+            continue
         lo, hi = window(interval(speed))
         rows.append({'speed': speed, 'interval': interval(speed), **run.score.as_dict(),
                      'road_losses': run.road_losses, 'window_low': round(lo, 1),
                      'window_high': round(hi, 1), 'predicted': predicted_success(speed)})
     _write_csv(out / 'speed_sweep.csv', rows)
-    _plot_sweep(out / 'speed_sweep.png', rows)
+    if rows:
+        _plot_sweep(out / 'speed_sweep.png', rows)
     return rows
 
 
-def nominal_speeds(out: Path, laps: float, seed: int) -> list[dict]:
+def nominal_speeds(out: Path, laps: float, seed: int, **sweep_options: Any) -> list[dict]:
     """Trigger and decode rates at the report's three speeds, for both read methods."""
     rows = []
-    for method in ('report', 'matched'):
-        for speed in (150, 260, 410):
-            run = run_track(oval_track(), out / 'tracks', speed, laps, seed, {'read_method': method})
+    cases = [(method, speed) for method in ('report', 'matched') for speed in (150, 260, 410)]
+    runs = _run_tracks([TrackJob(oval_track(), speed, laps, seed, {'read_method': method},
+                                 label=f'{method} read at {speed}, seed {seed}') for method, speed in cases],
+                       out, sweep_options)
+    for (method, speed), run in zip(cases, runs):
+        if run is not None:
             rows.append({'read_method': method, 'speed': speed, **run.score.as_dict(),
                          'errors': [[p.expected, p.read] for p in run.score.passes if not p.correct]})
     (out / 'nominal_speeds.json').write_text(json.dumps(rows, indent=2) + '\n')
@@ -240,57 +295,68 @@ def measured_windows(rows: list[dict], threshold: float = 0.9) -> list[dict]:
     return found
 
 
-def after_turn(out: Path, distances_cm: list[float], speeds: list[int], laps: float, seed: int
-               ) -> list[dict]:
+def after_turn(out: Path, distances_cm: list[float], speeds: list[int], laps: float, seed: int,
+               **sweep_options: Any) -> list[dict]:
     """Figs. 13/15: read success against the barcode's distance after the end of a turn."""
     rows = []
-    for speed in speeds:
-        for k, d in enumerate(distances_cm):
-            run = run_track(turn_track(d / 100), out / 'tracks', speed, laps, seed + k,
-                            start=turn_track_start())
+    cases = [(speed, k, d) for speed in speeds for k, d in enumerate(distances_cm)]
+    runs = _run_tracks([TrackJob(turn_track(d / 100), speed, laps, seed + k, start=turn_track_start(),
+                                 label=f'speed {speed}, {d:g} cm, seed {seed + k}') for speed, k, d in cases],
+                       out, sweep_options)
+    for (speed, k, d), run in zip(cases, runs):
+        if run is not None:
             rows.append({'speed': speed, 'distance_cm': d, **run.score.as_dict(),
                          'road_losses': run.road_losses})
     _write_csv(out / 'after_turn.csv', rows)
-    _plot_after_turn(out / 'after_turn.png', rows)
+    if rows:
+        _plot_after_turn(out / 'after_turn.png', rows)
     return rows
 
 
 def on_arc(out: Path, radii_cm: list[float], speeds: list[int], laps: float, seed: int,
-           directions: tuple[str, ...] = ('left', 'right')) -> list[dict]:
+           directions: tuple[str, ...] = ('left', 'right'), **sweep_options: Any) -> list[dict]:
     """Read success on arcs against their radius (issue #13: the loader's BARCODE_MIN_ARC_RADIUS)."""
     rows = []
-    for direction in directions:
-        for speed in speeds:
-            for k, r in enumerate(radii_cm):
-                run = run_track(arc_track(r / 100, direction), out / 'tracks', speed, laps, seed + k)
-                rows.append({'direction': direction, 'speed': speed, 'radius_cm': r, **run.score.as_dict(),
-                             'road_losses': run.road_losses})
+    cases = [(direction, speed, k, r) for direction in directions for speed in speeds for k, r in enumerate(radii_cm)]
+    runs = _run_tracks([TrackJob(arc_track(r / 100, direction), speed, laps, seed + k,
+                                 label=f'{direction} arc, radius {r:g} cm, speed {speed}, seed {seed + k}')
+                        for direction, speed, k, r in cases], out, sweep_options)
+    for (direction, speed, k, r), run in zip(cases, runs):
+        if run is not None:
+            rows.append({'direction': direction, 'speed': speed, 'radius_cm': r, **run.score.as_dict(),
+                         'road_losses': run.road_losses})
     _write_csv(out / 'on_arc.csv', rows)
     return rows
 
 
-def false_triggers(out: Path, speed: int, laps: float, seed: int, robots: int = 5) -> list[dict]:
+def false_triggers(out: Path, speed: int, laps: float, seed: int, robots: int = 5,
+                   **sweep_options: Any) -> list[dict]:
     """§9: triggers on sharp right turns (no barcode on the track), report security vs strict."""
     rows = []
-    for security in ('report', 'strict'):
-        for k in range(robots):
-            # Robots differ: their own motor gains (seed) and grey references from 500 up, as
-            # the report's robots whose sensors read the same grey ever whiter (§9).
-            grey_ref = 500 + k * 30
-            run = run_track(right_turn_track(), out / 'tracks', speed, laps, seed + k,
-                            {'trigger_security': security, 'grey_ref': grey_ref})
+    # Robots differ: their own motor gains (seed) and grey references from 500 up, as the
+    # report's robots whose sensors read the same grey ever whiter (§9).
+    cases = [(security, k, 500 + k * 30) for security in ('report', 'strict') for k in range(robots)]
+    runs = _run_tracks([TrackJob(right_turn_track(), speed, laps, seed + k,
+                                 {'trigger_security': security, 'grey_ref': grey_ref},
+                                 label=f'{security} security, GREY_REF {grey_ref}, seed {seed + k}')
+                        for security, k, grey_ref in cases], out, sweep_options)
+    for (security, k, grey_ref), run in zip(cases, runs):
+        if run is not None:
             rows.append({'security': security, 'robot': k, 'grey_ref': grey_ref, 'speed': speed,
                          'laps': round(run.laps, 2), 'false_triggers': len(run.score.false_triggers),
                          'per_lap': round(len(run.score.false_triggers) / max(run.laps, 1e-9), 3),
                          'road_losses': run.road_losses})
     _write_csv(out / 'false_triggers.csv', rows)
-    _plot_false_triggers(out / 'false_triggers.png', rows)
+    if rows:
+        _plot_false_triggers(out / 'false_triggers.png', rows)
     return rows
 
 
 # --- output ------------------------------------------------------------------------------------------
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
+    if not rows:  # every run failed: the command lists them, there is nothing to write
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open('w', newline='') as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -394,9 +460,11 @@ def register(sub: Any) -> None:
     false.add_argument('--laps', type=laps, default=5.0)
     false.add_argument('--robots', type=arg_int(1, 100), default=5, help='robots with different grey references')
     false.set_defaults(func=_cmd_false)
+    from thymio_road.experiments import sweep as sweeps
     for p in (sweep, turn, arc, false):
         p.add_argument('--out', type=Path, default=Path('runs/barcodes'))
         p.add_argument('--seed', type=arg_int(0, 2 ** 31 - 1), default=1)
+        sweeps.add_arguments(p)
 
 
 def _numbers(text: str) -> list[float]:
@@ -436,39 +504,57 @@ def number_list(low: float, high: float, integer: bool = False) -> Any:
     return parse
 
 
+def _sweep_options(args: argparse.Namespace) -> dict:
+    return {'workers': args.workers, 'scheduler': args.scheduler, 'progress': True, 'failed': []}
+
+
+def _failures(options: dict) -> int:
+    """The runs that raised (their rows are not in the CSV), and the exit code: 1 if any."""
+    failed = options['failed']
+    if failed:
+        print(f'{len(failed)} run{"" if len(failed) == 1 else "s"} failed:')
+        for line in failed:
+            print(f'- {line}')
+    return 1 if failed else 0
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    rows = speed_sweep(args.out, [int(v) for v in args.speeds], args.laps, args.seed)
+    options = _sweep_options(args)
+    rows = speed_sweep(args.out, [int(v) for v in args.speeds], args.laps, args.seed, **options)
     windows = measured_windows(rows)
     (args.out / 'speed_sweep_windows.json').write_text(json.dumps(windows, indent=2) + '\n')
     for w in windows:
         print(f"interval {w['interval']}: predicted {w['predicted']}, measured {w['measured']}")
     if args.nominal_laps > 0:
-        for r in nominal_speeds(args.out, args.nominal_laps, args.seed):
+        for r in nominal_speeds(args.out, args.nominal_laps, args.seed, **options):
             print(f"{r['read_method']:>7} read at {r['speed']}: triggers {r['triggered']}/{r['passes']}, "
                   f"correct {r['correct']}/{r['passes']} ({100 * r['success_rate']:.1f} %)")
-    return 0
+    return _failures(options)
 
 
 def _cmd_after_turn(args: argparse.Namespace) -> int:
+    options = _sweep_options(args)
     rows = after_turn(args.out, args.distances, [int(v) for v in args.speeds],
-                      args.laps, args.seed)
+                      args.laps, args.seed, **options)
     for r in rows:
         print(f"speed {r['speed']}, {r['distance_cm']:g} cm: {100 * r['success_rate']:.0f} % "
               f"of {r['passes']} passes")
-    return 0
+    return _failures(options)
 
 
 def _cmd_on_arc(args: argparse.Namespace) -> int:
-    rows = on_arc(args.out, args.radii, [int(v) for v in args.speeds], args.laps, args.seed)
+    options = _sweep_options(args)
+    rows = on_arc(args.out, args.radii, [int(v) for v in args.speeds], args.laps, args.seed, **options)
     for r in rows:
         print(f"{r['direction']:>5} turn, radius {r['radius_cm']:g} cm, speed {r['speed']}: "
               f"{100 * r['success_rate']:.0f} % of {r['passes']} passes, {r['road_losses']} road losses")
-    return 0
+    return _failures(options)
 
 
 def _cmd_false(args: argparse.Namespace) -> int:
-    rows = false_triggers(args.out, args.speed, args.laps, args.seed, args.robots)
+    options = _sweep_options(args)
+    rows = false_triggers(args.out, args.speed, args.laps, args.seed, args.robots, **options)
     for r in rows:
         print(f"{r['security']:>6} GREY_REF {r['grey_ref']}: {r['false_triggers']} false triggers "
               f"in {r['laps']} laps, road losses {r['road_losses']}")
-    return 0
+    return _failures(options)
