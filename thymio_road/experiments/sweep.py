@@ -181,6 +181,7 @@ def _distributed(fn: Callable[[Any], Any], jobs: list[Any], workers: int, schedu
     except ImportError:
         raise SweepError("--workers above 1 and --scheduler need dask.distributed: "
                          "pip install 'dask[distributed]' (or --workers 1)") from None
+
     class Deaths(SchedulerPlugin):
         """Counts the local workers that left while the sweep ran: dask's own warning is silenced
         with its other log lines, and a rerun run should not go unsaid."""
