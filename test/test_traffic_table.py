@@ -4,7 +4,7 @@ import json
 import pytest
 
 from thymio_road.cli.main import main
-from thymio_road.cli.traffic import seeds
+from thymio_road.cli.traffic import scenario_list, seeds
 from thymio_road.experiments import traffic_table
 from thymio_road.experiments.traffic_table import judge
 
@@ -72,7 +72,7 @@ def test_a_run_that_raises_is_a_row_with_its_seed_and_error_and_the_command_fail
     assert [r.get('error') is None for r in rows] == [True, False, True] and not rows[1]['ok']
     assert rows[1]['error'].startswith('ScenarioError: --robots 1000: 1000 robots do not fit')
     assert not (tmp_path / 'r2-s2').exists() and (tmp_path / 'r2-s3' / 'summary.json').exists()
-    assert '\n| 2 | 2 | – | ' in captured.out and '1 run failed:\n- 2 robots, seed 2: ScenarioError' in captured.out
+    assert '\n| 2 | 2 | – | ' in captured.out and '1 run failed:\n- simple, 2 robots, seed 2: ScenarioError' in captured.out
     assert '[2/3] 2 robots, seed 2: ERROR: ScenarioError' in captured.err
 
 
@@ -83,3 +83,61 @@ def test_an_earlier_run_in_out_is_refused_before_the_first_run(tmp_path, capsys)
                  '--out', str(tmp_path), '--workers', '1'])
     assert code == 2 and 'r2-s3 holds an earlier run' in capsys.readouterr().err
     assert not (tmp_path / 'r2-s1').exists()
+
+
+def test_each_failure_class_is_named():
+    """Issue #27's classes: each failure shows in `failures`, a clean run has none."""
+    assert judge(_summary(), 26.0)['failures'] == []
+    cases = {'contact': _summary(hull_contacts=3), 'wrong way': _summary(wrong_way={'episodes': 2}),
+             'crossroad conflict': _summary(crossroad_conflict_episodes=1),
+             'misread acted on': _summary(misreads={'acted_on': 1}),
+             'lost flow': _summary(throughput_windows={'first': 40, 'last': 20, 'ratio': 0.5})}
+    for cls, summary in cases.items():
+        assert judge(summary, 26.0)['failures'] == [cls]
+    confined = _summary()
+    confined['progress'] = {'stuck': [], 'confined': [{'robot': 'thymio3', 'intersection': 'X1'}]}
+    assert judge(confined, 26.0)['failures'] == ['stuck']
+
+
+def test_stuck_is_judged_by_progress_where_the_run_measured_it():
+    """A robot that crept (no stall by the 1 cm rule) but made no progress is stuck; a progress
+    block without stuck robots overrides the older stall list."""
+    crept = _summary()
+    crept['progress'] = {'stuck': [_stall(100.0, 230.0, 'robot thymio3 ahead (17 cm)')], 'confined': []}
+    row = judge(crept, 26.0)
+    assert row['failures'] == ['stuck'] and row['longest_stall_s'] == 130
+    fine = _summary()
+    fine['stalls']['stalls'] = [_stall(100.0, None, 'robot thymio3 ahead (17 cm)')]
+    fine['progress'] = {'stuck': [], 'confined': []}
+    assert judge(fine, 26.0)['ok']
+
+
+def test_scenario_lists_expand_generated_ranges():
+    assert scenario_list('generated:1-3,final_traffic') == ['generated:1', 'generated:2', 'generated:3',
+                                                            'final_traffic']
+    with pytest.raises(Exception, match="generated:1-30"):
+        scenario_list('generated:x')
+
+
+def test_the_class_table_lists_the_worst_runs_and_how_to_replay_them():
+    rows = [judge(_summary(hull_contacts=n), 26.0) for n in (0, 5, 50)]
+    for row, seed in zip(rows, (1, 2, 3)):
+        row['seed'], row['scenario'] = seed, 'generated:4'
+    text = traffic_table.classes(rows, 1800.0)
+    assert '| contact | 2 | 67 % | generated:4, 10 robots, seed 3; generated:4, 10 robots, seed 2 |' in text
+    assert '1 of 3 runs (33 %) meet every criterion.' in text
+    assert '`thymio-road run --scenario generated:4 --robots 10 --seed 2 --duration 1800` (contact)' in text
+
+
+def test_several_scenarios_each_get_a_folder_and_a_lone_robot(tmp_path, capsys):
+    code = main(['traffic', '--maps', 'simple,oval', '--robots', '2', '--seeds', '1', '--duration', '5',
+                 '--out', str(tmp_path), '--workers', '1'])
+    out = capsys.readouterr().out
+    rows = json.loads((tmp_path / 'table.json').read_text())
+    assert [(r['scenario'], r['robots']) for r in rows] == [('simple', 2), ('oval', 2)]
+    for name in ('simple', 'oval'):
+        assert (tmp_path / name / 'r2-s1' / 'summary.json').exists()
+        assert json.loads((tmp_path / name / 'alone' / 'summary.json').read_text())['robots_count'] == 1
+    assert all(r['relative_speed'] is not None and 0.3 < r['relative_speed'] < 1.5 for r in rows)
+    assert '| scenario | robots | runs | passages per robot-minute |' in out and '| failure class |' in out
+    assert code == (0 if all(r['ok'] for r in rows) else 1)

@@ -28,6 +28,24 @@ def seeds(text: str) -> list[int]:
     return out
 
 
+def scenario_list(text: str) -> list[str]:
+    """'generated:1-30,final_traffic' → the scenarios: shipped names, files, generated maps."""
+    out: list[str] = []
+    for part in filter(None, (p.strip() for p in text.split(','))):
+        if part.startswith('generated:'):
+            try:
+                numbers = seeds(part.split(':', 1)[1])
+            except argparse.ArgumentTypeError:
+                raise argparse.ArgumentTypeError(f"generated maps look like 'generated:1-30' or 'generated:4', "
+                                                 f"got {part!r}") from None
+            out += [f'generated:{n}' for n in numbers]
+        else:
+            out.append(part)
+    if not out:
+        raise argparse.ArgumentTypeError(f'no scenario in {text!r}')
+    return out
+
+
 def register(sub: Any) -> None:
     traffic = sub.add_parser('traffic', help='run a traffic scenario over robot counts and seeds and judge '
                                              'whether traffic keeps flowing (docs/traffic.md)',
@@ -37,6 +55,10 @@ def register(sub: Any) -> None:
                                          'hold, wrong-way episodes, and the last 10 minutes\' passages against '
                                          'the first 10 minutes\'.')
     traffic.add_argument('--scenario', default='final_traffic', help='scenario (default: final_traffic)')
+    traffic.add_argument('--maps', type=scenario_list, metavar='LIST',
+                         help="several scenarios instead of --scenario: generated maps and shipped or file "
+                              "scenarios, e.g. 'generated:1-30' or 'generated:4,final_traffic'; the tables then "
+                              "add runs per failure class and the throughput per scenario against a lone robot")
     traffic.add_argument('--robots', type=arg_int(1, MAX_ROBOTS), nargs='+', default=[10],
                          help='robot counts (default: 10)')
     traffic.add_argument('--seeds', type=seeds, default=[1, 2, 3, 4, 5], help="seeds, '1-5' or '1,3' (default: 1-5)")
@@ -76,14 +98,22 @@ def register(sub: Any) -> None:
 
 
 def cmd_traffic(args: argparse.Namespace) -> int:
-    from thymio_road.experiments.traffic_table import markdown, run_table
+    from thymio_road.experiments.traffic_table import classes, markdown, run_table, throughput
     from thymio_road.scenario import load_scenario
-    load_scenario(args.scenario)  # a broken scenario is refused before the first run
+    scenarios = args.maps or [args.scenario]
+    for name in scenarios:
+        load_scenario(name)  # a broken scenario is refused before the first run
     out = args.out or Path('runs') / f'traffic-{time.strftime("%Y%m%d-%H%M%S")}'
-    print(f'{len(args.robots) * len(args.seeds)} runs of {args.duration:g} s; summaries in {out}/', file=sys.stderr)
-    rows = run_table(args.scenario, args.robots, args.seeds, args.duration, out,
+    runs = len(scenarios) * len(args.robots) * len(args.seeds)
+    print(f'{runs} runs of {args.duration:g} s; summaries in {out}/', file=sys.stderr)
+    rows = run_table(scenarios, args.robots, args.seeds, args.duration, out, lone=bool(args.maps),
                      workers=args.workers, scheduler=args.scheduler, progress=True)
     print(markdown(rows))
+    print()
+    print(classes(rows, args.duration))
+    if args.maps:
+        print()
+        print(throughput(rows))
     return 0 if all(r['ok'] for r in rows) else 1
 
 

@@ -1,9 +1,14 @@
-"""Does traffic keep flowing? The acceptance table of issue #13 over robot counts and seeds.
+"""Does traffic keep flowing? The acceptance tables of issues #13 and #27 over scenarios (shipped,
+files or generated maps), robot counts and seeds.
 
-Each run is `thymio-road run` without a recording; its summary.json is kept. A row is judged on:
-no hull contact; no robot stalled (stood still 60 s) except held by a traffic light, and never
-longer than that light's cycle; no wrong-way driving; the passages of the last 10 minutes at
-least 90 % of the first 10 minutes' (runs of at least 20 minutes).
+Each run is `thymio-road run` without a recording; its summary.json is kept. A run fails in one
+or more classes (:data:`CLASSES`): a hull contact; a robot stuck (no progress along the network
+for the run's stall time, or confined to an intersection), except held by a traffic light no
+longer than that light's cycle; a wrong-way drive; two robots from conflicting arms inside a
+crossroad; a misread code acted on; the passages of the last 10 minutes below 90 % of the first
+10 minutes' (lost flow; runs of at least 20 minutes). The tables list the runs per class with
+the worst ones and the command that replays each, and the throughput per scenario and robot
+count against a lone robot's speed.
 """
 from __future__ import annotations
 
@@ -28,41 +33,93 @@ def longest_cycle(scenario: Scenario) -> float:
     return max(cycles, default=0.0)
 
 
-def judge(summary: dict[str, Any], cycle: float) -> dict[str, Any]:
-    """The acceptance figures of one run's summary.json, and whether each holds."""
-    traffic, stalls = summary.get('traffic') or {}, summary.get('stalls') or {}
+#: The failure classes of a run (issue #27), in the order the table lists them.
+CLASSES = ('contact', 'stuck', 'wrong way', 'crossroad conflict', 'misread acted on', 'lost flow')
+
+
+def _stuck(summary: dict[str, Any], cycle: float) -> tuple[list[float], list[float]]:
+    """Durations (s) of robots stuck, not at a light, and of holds at a light. Stuck is judged by
+    progress along the network where the run measured it (summary.json's ``progress``), else by
+    the older stall rule (moved less than 1 cm)."""
     end = summary['simulated_s']
-    spans = [((s['until_s'] if s['until_s'] is not None else end) - s['since_s'], 'light' in s['held_by'])
-             for s in stalls.get('stalls', [])]
-    other = [d for d, light in spans if not light]
-    at_light = [d for d, light in spans if light]
+    progress = summary.get('progress') or {}
+    episodes = progress.get('stuck') if progress else (summary.get('stalls') or {}).get('stalls')
+    spans = [((s['until_s'] if s.get('until_s') is not None else end) - s['since_s'],
+              'light' in (s.get('held_by') or '')) for s in episodes or []]
+    return [d for d, light in spans if not light], [d for d, light in spans if light]
+
+
+def judge(summary: dict[str, Any], cycle: float) -> dict[str, Any]:
+    """The acceptance figures of one run's summary.json, and the failure classes it shows."""
+    traffic = summary.get('traffic') or {}
+    end = summary['simulated_s']
+    other, at_light = _stuck(summary, cycle)
     windows = traffic.get('throughput_windows') or {}
     wrong = (traffic.get('wrong_way') or {}).get('episodes')
+    confined = (summary.get('progress') or {}).get('confined') or []
     row = {
+        'scenario': summary.get('scenario'),
         'robots': summary['robots_count'], 'seed': summary['seed'], 'simulated_s': end,
         'passages': traffic.get('passages'), 'per_robot_minute': traffic.get('throughput_per_robot_minute'),
+        'speed_m_s': mean_speed(summary),
         'contacts': traffic.get('hull_contacts'),
         'stalls': len(other), 'longest_stall_s': round(max(other, default=0.0)),
         'longest_light_hold_s': round(max(at_light, default=0.0)),
+        'confined': len(confined),
         'wrong_way': wrong,
+        'wrong_way_m': (traffic.get('wrong_way') or {}).get('distance_m'),
+        'crossroad_conflicts': traffic.get('crossroad_conflict_episodes'),
+        'misreads_acted_on': (traffic.get('misreads') or {}).get('acted_on'),
         'first_10min': windows.get('first'), 'last_10min': windows.get('last'), 'ratio': windows.get('ratio'),
     }
-    row['ok'] = bool(row['contacts'] == 0 and not other and max(at_light, default=0.0) <= cycle
-                     and wrong == 0 and (row['ratio'] is None or row['ratio'] >= MIN_RATIO))
+    failures = []
+    if row['contacts']:
+        failures.append('contact')
+    if other or confined or max(at_light, default=0.0) > cycle:
+        failures.append('stuck')
+    if wrong:
+        failures.append('wrong way')
+    if row['crossroad_conflicts']:
+        failures.append('crossroad conflict')
+    if row['misreads_acted_on']:
+        failures.append('misread acted on')
+    if row['ratio'] is not None and row['ratio'] < MIN_RATIO:
+        failures.append('lost flow')
+    row['failures'] = failures
+    row['ok'] = not failures
     return row
+
+
+def mean_speed(summary: dict[str, Any]) -> float | None:
+    """The robots' mean speed (m/s): distance driven over time, all robots together."""
+    robots = summary.get('robots') or []
+    time_s = sum(r.get('time_s') or 0.0 for r in robots)
+    return round(sum(r.get('distance_m') or 0.0 for r in robots) / time_s, 4) if time_s else None
 
 
 @dataclass(frozen=True)
 class TrafficJob:
-    """One run of the table: plain data, so that a worker process or machine can run it."""
+    """One run of the table: plain data, so that a worker process or machine can run it.
+    `scenario` is a shipped name, a file or `generated:N`; `folder` is where its summary goes
+    (the scenario's own folder first when the table runs several)."""
     scenario: str
     robots: int
     seed: int
     duration: float
+    folder: str = ''
+    #: A lone robot's run: the speed the others are compared with, not judged.
+    lone: bool = False
 
-    @property
-    def folder(self) -> str:
-        return f'r{self.robots}-s{self.seed}'
+
+def _folder(scenario: str, robots: int, seed: int, several: bool, lone: bool = False) -> str:
+    run = 'alone' if lone else f'r{robots}-s{seed}'
+    return f'{slug(scenario)}/{run}' if several else run
+
+
+def slug(scenario: str) -> str:
+    """A folder name for a scenario: 'generated:7' → 'generated-7', a file → its stem."""
+    name = Path(scenario).stem if scenario.endswith(('.yaml', '.yml')) else scenario
+    return ''.join(c if c.isalnum() or c in '-_' else '-' for c in name)
 
 
 def run_job(job: TrafficJob) -> dict[str, Any]:
@@ -70,30 +127,39 @@ def run_job(job: TrafficJob) -> dict[str, Any]:
     temporary folder on whichever machine runs it; the caller writes summary.json under --out."""
     sc = load_scenario(job.scenario, robots=job.robots, seed=job.seed, duration=job.duration)
     with tempfile.TemporaryDirectory(prefix='thymio-road-traffic-') as tmp:
-        result = run_scenario(sc, Path(tmp) / job.folder, record=False, progress=False, picture=False)
-        text = (Path(tmp) / job.folder / 'summary.json').read_text()
+        result = run_scenario(sc, Path(tmp) / 'run', record=False, progress=False, picture=False)
+        text = (Path(tmp) / 'run' / 'summary.json').read_text()
     if result.interrupted:  # Ctrl-C in a sequential sweep: stop it, do not judge a cut run
         raise KeyboardInterrupt
-    return {'row': judge(result.summary, longest_cycle(sc)), 'summary': text}
+    row = judge(result.summary, longest_cycle(sc))
+    row['scenario'] = job.scenario
+    return {'row': row, 'summary': text}
 
 
 def failed_row(job: TrafficJob, error: str) -> dict[str, Any]:
     """The row of a run that raised: its parameters and error, every figure empty, not ok."""
-    return {'robots': job.robots, 'seed': job.seed, 'simulated_s': None, **dict.fromkeys(COLUMNS[2:]),
-            'ok': False, 'error': error}
+    return {'scenario': job.scenario, 'robots': job.robots, 'seed': job.seed, 'simulated_s': None,
+            **dict.fromkeys(COLUMNS[3:]), 'failures': ['error'], 'ok': False, 'error': error}
 
 
-def run_table(scenario: str, robot_counts: list[int], seeds: list[int], duration: float, out: Path,
+def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[int], duration: float, out: Path,
               on_row: Callable[[dict], None] | None = None, *, workers: int | None = 1,
-              scheduler: str | None = None, progress: bool = False) -> list[dict]:
-    """Run every (robots, seed) and judge it; each run's summary.json is in out/r<N>-s<seed>/.
+              scheduler: str | None = None, progress: bool = False, lone: bool = False) -> list[dict]:
+    """Run every (scenario, robots, seed) and judge it; each run's summary.json is in
+    out/r<N>-s<seed>/ (out/<scenario>/r<N>-s<seed>/ when there are several scenarios).
 
-    `workers`, `scheduler`: where the runs go (experiments/sweep.py); the rows are in the same
-    order and the same whatever runs them. A run that raised is a row with its `error`."""
-    if Path(scenario).exists():  # a file: the same one for workers whatever their folder
-        scenario = str(Path(scenario).resolve())
-    jobs = [TrafficJob(scenario, robots, seed, duration) for robots in robot_counts for seed in seeds]
-    for job in jobs:  # refused before the first run, not after an hour of them
+    `lone`: also one lone robot's run per scenario (out/…/alone/), the speed each row's
+    `relative_speed` compares with. `workers`, `scheduler`: where the runs go
+    (experiments/sweep.py); the rows are in the same order and the same whatever runs them. A
+    run that raised is a row with its `error`."""
+    scenarios = [scenario] if isinstance(scenario, str) else list(scenario)
+    scenarios = [str(Path(s).resolve()) if Path(s).exists() else s for s in scenarios]  # the same file for workers
+    several = len(scenarios) > 1
+    jobs = [TrafficJob(sc, robots, seed, duration, _folder(sc, robots, seed, several))
+            for sc in scenarios for robots in robot_counts for seed in seeds]
+    lone_jobs = [TrafficJob(sc, 1, seeds[0], min(duration, LONE_DURATION), _folder(sc, 1, seeds[0], several, True),
+                            lone=True) for sc in scenarios] if lone else []
+    for job in jobs + lone_jobs:  # refused before the first run, not after an hour of them
         refuse_earlier_run(out / job.folder)
     out.mkdir(parents=True, exist_ok=True)
 
@@ -105,28 +171,104 @@ def run_table(scenario: str, robot_counts: list[int], seeds: list[int], duration
             (out / job.folder / 'summary.json').write_text(outcome.value['summary'])
         else:
             row = failed_row(job, outcome.error)
-        if on_row is not None:
+        if on_row is not None and not job.lone:
             on_row(row)
-        what = 'ok' if row['ok'] else 'FAILS' if outcome.ok else f'ERROR: {outcome.error}'
-        return f'{job.robots} robots, seed {job.seed}: {what}'
+        what = 'ok' if row['ok'] or job.lone else 'FAILS: ' + ', '.join(row['failures']) if outcome.ok \
+            else f'ERROR: {outcome.error}'
+        name = f'{job.scenario}, ' if several else ''
+        return f'{name}{"a lone robot" if job.lone else f"{job.robots} robots"}, seed {job.seed}: {what}'
 
-    outcomes = sweep.run(run_job, jobs, workers=workers, scheduler=scheduler, describe=finished,
+    outcomes = sweep.run(run_job, lone_jobs + jobs, workers=workers, scheduler=scheduler, describe=finished,
                          progress=progress)
-    rows = [o.value['row'] if o.ok else failed_row(o.job, o.error) for o in outcomes]
+    alone = {o.job.scenario: o.value['row']['speed_m_s'] for o in outcomes[:len(lone_jobs)] if o.ok}
+    rows = [o.value['row'] if o.ok else failed_row(o.job, o.error) for o in outcomes[len(lone_jobs):]]
+    for row in rows:
+        lone_speed = alone.get(row['scenario'])
+        row['relative_speed'] = round(row['speed_m_s'] / lone_speed, 3) \
+            if lone_speed and row.get('speed_m_s') is not None else None
     (out / 'table.json').write_text(json.dumps(rows, indent=2) + '\n')
     return rows
 
 
-COLUMNS = ('robots', 'seed', 'passages', 'per_robot_minute', 'contacts', 'stalls', 'longest_stall_s',
-           'longest_light_hold_s', 'wrong_way', 'first_10min', 'last_10min', 'ratio', 'ok')
+#: A lone robot's reference run is at most this long (s): its speed settles within minutes.
+LONE_DURATION = 600.0
+
+COLUMNS = ('scenario', 'robots', 'seed', 'passages', 'per_robot_minute', 'relative_speed', 'contacts', 'stalls',
+           'longest_stall_s', 'longest_light_hold_s', 'confined', 'wrong_way', 'crossroad_conflicts',
+           'misreads_acted_on', 'first_10min', 'last_10min', 'ratio', 'ok')
+
+
+def _cell(row: dict, column: str) -> str:
+    value = row.get(column)
+    return '–' if value is None else str(value)
 
 
 def markdown(rows: list[dict]) -> str:
-    """The table; a run that raised is a row of dashes, and its error is listed below the table."""
-    lines = ['| ' + ' | '.join(COLUMNS) + ' |', '|' + '---|' * len(COLUMNS)]
-    lines += ['| ' + ' | '.join('–' if r[c] is None else str(r[c]) for c in COLUMNS) + ' |' for r in rows]
+    """The table (a column only where it says something: the scenario when there are several, the
+    relative speed when it was measured); a run that raised is a row of dashes, and its error is
+    listed below the table."""
+    columns = [c for c in COLUMNS if c != 'scenario' or len({r['scenario'] for r in rows}) > 1]
+    columns = [c for c in columns if c != 'relative_speed' or any(r.get(c) is not None for r in rows)]
+    lines = ['| ' + ' | '.join(columns) + ' |', '|' + '---|' * len(columns)]
+    lines += ['| ' + ' | '.join(_cell(r, c) for c in columns) + ' |' for r in rows]
     errors = [r for r in rows if r.get('error')]
     if errors:
         lines += ['', f'{len(errors)} run{"" if len(errors) == 1 else "s"} failed:']
-        lines += [f"- {r['robots']} robots, seed {r['seed']}: {r['error']}" for r in errors]
+        lines += [f"- {_name(r)}: {r['error']}" for r in errors]
     return '\n'.join(lines)
+
+
+def _name(row: dict) -> str:
+    return f"{row['scenario']}, {row['robots']} robots, seed {row['seed']}"
+
+
+#: How bad a failure of each class is, to list the worst runs first.
+_SEVERITY: dict[str, Callable[[dict], float]] = {
+    'contact': lambda r: r['contacts'] or 0,
+    'stuck': lambda r: (r['longest_stall_s'] or 0) + 1000 * (r['confined'] or 0),
+    'wrong way': lambda r: r['wrong_way_m'] or r['wrong_way'] or 0,
+    'crossroad conflict': lambda r: r['crossroad_conflicts'] or 0,
+    'misread acted on': lambda r: r['misreads_acted_on'] or 0,
+    'lost flow': lambda r: -(r['ratio'] or 0.0),
+    'error': lambda r: 0,
+}
+
+
+def classes(rows: list[dict], duration: float, worst: int = 3) -> str:
+    """Runs per failure class, with the worst of each and the command that replays it."""
+    lines = ['| failure class | runs | share | worst runs |', '|---|---|---|---|']
+    for cls in CLASSES + ('error',):
+        failed = sorted((r for r in rows if cls in r['failures']), key=_SEVERITY[cls], reverse=True)
+        if cls == 'error' and not failed:
+            continue
+        shown = '; '.join(_name(r) for r in failed[:worst]) or '–'
+        lines.append(f'| {cls} | {len(failed)} | {100 * len(failed) / len(rows):.0f} % | {shown} |')
+    ok = sum(r['ok'] for r in rows)
+    lines += ['', f'{ok} of {len(rows)} runs ({100 * ok / len(rows):.0f} %) meet every criterion.']
+    failing = sorted((r for r in rows if not r['ok'] and not r.get('error')),
+                     key=lambda r: (r['scenario'], r['robots'], r['seed']))
+    if failing:
+        lines += ['', 'Replay a failing run (with its recording):']
+        lines += [f"- `thymio-road run --scenario {r['scenario']} --robots {r['robots']} --seed {r['seed']} "
+                  f"--duration {duration:g}` ({', '.join(r['failures'])})" for r in failing[:20]]
+    return '\n'.join(lines)
+
+
+def throughput(rows: list[dict]) -> str:
+    """Passages per robot-minute and speed relative to a lone robot, per scenario and robot count."""
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for r in rows:
+        if not r.get('error'):
+            groups.setdefault((r['scenario'], r['robots']), []).append(r)
+    lines = ['| scenario | robots | runs | passages per robot-minute | speed relative to a lone robot | ok |',
+             '|---|---|---|---|---|---|']
+    for (scenario, robots), group in groups.items():
+        rate = [r['per_robot_minute'] for r in group if r['per_robot_minute'] is not None]
+        speed = [r['relative_speed'] for r in group if r.get('relative_speed') is not None]
+        lines.append(f"| {scenario} | {robots} | {len(group)} | {_mean(rate)} | {_mean(speed)} | "
+                     f"{sum(r['ok'] for r in group)}/{len(group)} |")
+    return '\n'.join(lines)
+
+
+def _mean(values: list[float]) -> str:
+    return f'{sum(values) / len(values):.3f}' if values else '–'
