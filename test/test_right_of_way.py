@@ -677,3 +677,43 @@ def test_no_reason_to_make_way_fires_for_a_quiet_robot(state):
         for name, cls in REGISTRY.items():
             if issubclass(cls, Reason):
                 assert c.policy.rules[name].fires(c, c.role(), percept) is None, name
+
+
+def test_making_way_inside_a_crossroad_is_undone_exactly_before_the_crossing_goes_on():
+    """Issue #27: backed out of its crossing and driven on by its count, a robot ended on X1's
+    circle with its passage counted as done. Inside an intersection the counts stand still while
+    it backs and holds, and it drives the commands it backed forwards again (waiting while
+    something is in front) before the crossing's count runs on from where it stopped."""
+    c = _crossing_ring(10, action=Action.CROSSROAD)
+    driven = [c.step(GREY, CLEAR) for _ in range(10)]
+    counter, marks = c.counter, c.counter_continue
+    wheels = []
+    while c.mode is not Mode.HOLDING:
+        wheels.append(c.step(GREY, AT_THE_FRONT_RIGHT))
+        assert (c.state, c.counter, c.counter_continue) == (State.CONTINUE, counter, marks)
+    backed = [w for w in wheels if w != (0, 0)]
+    assert backed[:10] == [(-l, -r) for l, r in driven[::-1]]  # the way it came, the last step first
+    w = (0, 0)
+    while w == (0, 0):  # holding; the step that ends the hold drives the first command back
+        w = c.step(GREY, CLEAR)
+        assert c.counter == counter
+    assert c.mode is Mode.RETURNING
+    assert c.step(GREY, BLOCKED) == (0, 0) and c.mode is Mode.RETURNING  # something in front: it waits
+    returned = [w] + [c.step(GREY, CLEAR) for _ in backed[1:]]
+    assert returned == [(-l, -r) for l, r in backed[::-1]] and returned[-10:] == driven
+    assert c.counter == counter and c.mode is not Mode.RETURNING
+    c.step(GREY, CLEAR)
+    assert c.counter == counter + 1  # the crossing's count runs on
+    assert [e.kind for e in c.drain_events() if e.kind in ('make_way', 'resume', 'returned')] == \
+        ['make_way', 'resume', 'returned']
+
+
+def test_making_way_on_a_road_still_drives_on_by_line_following():
+    """Outside intersections the robot finds its line again: no exact return there."""
+    c = _improved(3)
+    for _ in range(10):
+        c.step(GREY, CLEAR)
+    c.policy.make_way.start(c, 5, 'outranked', c.role())
+    while c.policy.make_way.active():
+        c.step(GREY, CLEAR)
+    assert c.policy.make_way.owed == [] and c.mode is Mode.DRIVING

@@ -46,6 +46,7 @@ class Mode(enum.Enum):
     HELD_BY_LIGHT = 'held_by_light'
     MAKING_WAY = 'making_way'
     HOLDING = 'holding'            # after making way, until the other passes
+    RETURNING = 'returning'        # inside an intersection: driving back to where it made way
     YIELDING = 'yielding'          # at a roundabout's entry
     PAUSED_READING = 'paused_reading'
     WAITING_AT_TRIGGER = 'waiting_at_trigger'

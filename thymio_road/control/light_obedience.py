@@ -118,12 +118,19 @@ class LightObedience:
         self.stopped = False
         self.stopped_lane = None
 
+    def timeout(self) -> int:
+        """Counts of silence after which a held robot drives on (0: never)."""
+        p = self.params
+        at_crossroad = self.stopped_lane is not None and self.stopped_lane[0] == 'crossroad'
+        return (p.light_timeout_crossroad or p.light_timeout) if at_crossroad else p.light_timeout
+
     def tick(self, ctl) -> bool:
         """Each event: the timeout (when set), the end of the siding lane; True while held."""
         self.since_light = min(self.since_light + 1, LIGHT_NEAR + 1)
         if self.stopped or not self.increment_counter:
             self.quiet += 1
-            if self.params.light_timeout and self.quiet > self.params.light_timeout:
+            timeout = self.timeout()
+            if timeout and self.quiet > timeout:
                 self.go(ctl, None, self.stopped_lane or ('siding', ctl.current_node))
             elif self.stopped and ctl.policy.priority_behind(ctl):
                 self.go(ctl, None, self.stopped_lane, 'priority')

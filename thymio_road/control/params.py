@@ -82,6 +82,13 @@ class ControllerParams:
     #: (docs/traffic.md).
     obey_lights: bool = True
     light_timeout: int = 0
+    #: The timeout at a crossroad's light (0: `light_timeout`). Silence there is not a green:
+    #: with four lights and the robots around it all sending, a held robot can miss every code of
+    #: its light for longer than a location's timeout while the light still says red, and a robot
+    #: that drives on then meets the crossing lanes' green (issue #27: a contact at X1's east exit
+    #: 10 s into an all red). Longer than the crossroad's longest red, it lets only a light that
+    #: has died (the report's battery, §9) be driven past.
+    light_timeout_crossroad: int = 0
     light_siding_count: int = 40
     #: Improved rules: how far past a location's siding entry a robot on the road obeys the
     #: location's light, in events at the lowest speed (its wheel commands are summed, so a robot
@@ -190,7 +197,7 @@ _RANGES = (
     ('obs_threshold obs_threshold_max priority_close_threshold', (0, 10000, '0..10000')),
     ('white_margin', (0, 1023, '0..1023')),
     ('bias_branching bias_roundabout bias_crossroad bias_crossroad_left bias_location', (50, 100, '50..100 %')),
-    ('light_timeout', (0, 100000, '0..100000 counts')),
+    ('light_timeout light_timeout_crossroad', (0, 100000, '0..100000 counts')),
     ('crossing exit_count crossroad_exit_count location_count stop_count back_count light_siding_count '
      'light_road_count uturn_count', (1, 1000, '1..1000 counts')),
     ('wheel_balance', (0.8, 1.25, '[0.8, 1.25]')),

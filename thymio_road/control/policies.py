@@ -152,7 +152,7 @@ class ImprovedPolicy(ReportPolicy):
         after it), then the reasons to make way in precedence, then the yield at an entry."""
         make_way, row = self.make_way, self.row
         role = ctl.role()
-        if row.quiet() and make_way.making_way is None and make_way.holding is None:
+        if row.quiet() and not make_way.active():
             return self.yield_at_entry.wheels(ctl, role)  # no reason can fire (rules.Reason)
         for rule in self.interrupting:
             other = rule.fires(ctl, role, percept)
@@ -161,7 +161,7 @@ class ImprovedPolicy(ReportPolicy):
                 make_way.start(ctl, other, rule.name, role)
                 break
         wheels = make_way.step(ctl, percept)
-        if wheels is not None:
+        if wheels is not None and not make_way.blocked_returning:
             return wheels
         other = None
         for rule in self.reasons:
@@ -171,7 +171,7 @@ class ImprovedPolicy(ReportPolicy):
         if other is not None and ctl.state in DRIVING:
             make_way.start(ctl, other, rule.name, role)
             return self.override(ctl, percept)
-        return self.yield_at_entry.wheels(ctl, role)
+        return wheels or self.yield_at_entry.wheels(ctl, role)
 
     def front_limit(self, ctl) -> int:
         return self.close_up.front_limit(ctl)
@@ -206,6 +206,8 @@ class ImprovedPolicy(ReportPolicy):
             return Mode.MAKING_WAY
         if self.make_way.holding is not None:
             return Mode.HOLDING
+        if self.make_way.owed:
+            return Mode.RETURNING
         if self.yield_at_entry.yielding:
             return Mode.YIELDING
         return None

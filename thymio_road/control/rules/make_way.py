@@ -9,12 +9,20 @@ robot that backed a crawl and came back at full speed would wake up in the middl
 Each making of way backs the last ``make_way_count`` commands of a longer trail, so that a robot
 asked again backs further. Parameters: make_way_count, make_way_hold, make_way_hold_max,
 obs_threshold_max (something close behind stops the backing: the robot then asks it to back up).
+
+Inside an intersection (a blind crossing or an exit, which are timed, or anywhere in a crossroad,
+whose marks are counted) the robot's place in its passage is a count, not a line it can find
+again: backed out of its crossing and driven on by the count, a robot ended on the crossroad's
+circle with its passage counted as done, and followed the circle for 49 minutes (issue #27). So
+there making way is undone exactly: the counts stand still while it backs, and after the hold it
+drives the commands it backed forwards again (waiting while something is in front) before its
+state machine runs on, from where it stopped.
 """
 from __future__ import annotations
 
 from collections import deque
 
-from thymio_road.control.events import Event, State
+from thymio_road.control.events import Action, Event, State
 from thymio_road.control.rules import Rule, register
 
 #: How many makings of way the forward commands kept for backing cover.
@@ -36,6 +44,11 @@ class MakeWay(Rule):
         self.retrace: list[tuple[int, int]] = []
         #: Distance (motor units per event, summed) to drive again before marks are read.
         self.suppress = 0
+        #: Inside an intersection: the commands backed, to drive forwards again (the last first).
+        self.owed: list[tuple[int, int]] = []
+        self.exact = False
+        #: Driving back, stopped by something in front: the reasons to make way may fire again.
+        self.blocked_returning = False
 
     def start(self, ctl, other: int, reason: str, role) -> None:
         if ctl.state is State.READ:
@@ -43,12 +56,24 @@ class MakeWay(Rule):
         self.row.blocked = 0
         self.retrace = [self.trail.pop() for _ in range(min(len(self.trail), self.params.make_way_count))][::-1]
         self.making_way = 0
+        self.exact = self.owed != [] or self.inside(ctl)
         ctl.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
 
+    @staticmethod
+    def inside(ctl) -> bool:
+        """Where the robot's place is a count: a blind crossing, an exit, a crossroad."""
+        return ctl.state in (State.CONTINUE, State.EXIT) or ctl.action is Action.CROSSROAD
+
+    def active(self) -> bool:
+        """Backing, holding or driving back to where it started making way."""
+        return self.making_way is not None or self.holding is not None or bool(self.owed)
+
     def step(self, ctl, percept) -> tuple[int, int] | None:
-        """Backing, then holding: the wheels, or None when neither (or the hold just ended)."""
+        """Backing, then holding, then (inside an intersection) driving back: the wheels, or None
+        when none of them (or the hold just ended)."""
+        self.blocked_returning = False
         if self.making_way is None and self.holding is None:
-            return None
+            return self._return(ctl, percept) if self.owed else None
         p = self.params
         if self.making_way is not None:
             wheels = self._reverse(ctl, percept)
@@ -65,7 +90,21 @@ class MakeWay(Rule):
             if ctl.light_lane == 'siding' and not ctl.delivering:
                 ctl.lights.hold_in_siding(ctl)
                 return 0, 0
+            if self.owed:
+                return self._return(ctl, percept)
         return None
+
+    def _return(self, ctl, percept) -> tuple[int, int] | None:
+        """One of the backed commands forwards again; nothing in front may be driven into."""
+        self.blocked_returning = percept.front > self.params.obs_threshold
+        if self.blocked_returning:
+            ctl.obstructed = True
+            return 0, 0
+        left, right = self.owed.pop()
+        self.trail.append((left, right))
+        if not self.owed:
+            ctl.events.append(Event('returned', {}))
+        return left, right
 
     def _reverse(self, ctl, percept) -> tuple[int, int] | None:
         """One step back the way it came, waiting while something is close behind; None when
@@ -77,6 +116,9 @@ class MakeWay(Rule):
         if self.backing_blocked:
             return 0, 0
         left, right = self.retrace.pop()
+        if self.exact:
+            self.owed.append((left, right))
+            return -left, -right
         if ctl.state in (State.CONTINUE, State.EXIT):
             ctl.counter = max(0, ctl.counter - 1)
         self.suppress += max(0, (left + right) // 2)
