@@ -487,6 +487,7 @@ def _exit_run(tmp_path, lights: bool):
     siding's green when they arrive, so the road lane's robot is stopped, then let go."""
     from thymio_road.nodes import msgs
     from thymio_road.runtime.run import Graph
+    from thymio_road.runtime.contact_probe import ContactProbe
     from thymio_road.runtime.traffic_probe import TrafficProbe
     data = {'name': 'exit', 'map': str(config_dir() / 'maps' / 'simple.yaml'), 'duration': 55.0, 'seed': 1,
             'controller': {'speed': 150, 'trigger_security': 'strict'},
@@ -499,7 +500,7 @@ def _exit_run(tmp_path, lights: bool):
     path.write_text(yaml.safe_dump(data))
     sc = load_scenario(path)
     graph = Graph(sc)
-    probe = TrafficProbe(graph)
+    probe = TrafficProbe(graph, ContactProbe(graph))
     world = graph.world_node.world
     events: dict[str, list] = {'thymio1': [], 'thymio2': []}
 
@@ -574,8 +575,8 @@ def test_battery_state_dims_the_light_in_the_medium(tmp_path):
 
 
 def test_summary_and_bag_give_the_same_traffic_measures(tmp_path):
+    from thymio_road.analysis import analyze_bag
     from thymio_road.runtime.run import run_scenario
-    from thymio_road.analysis.traffic import measures_from_bag
     path = tmp_path / 'two.yaml'
     path.write_text(yaml.safe_dump({
         'name': 'two', 'map': str(config_dir() / 'maps' / 'simple.yaml'), 'duration': 45.0, 'seed': 1,
@@ -587,11 +588,8 @@ def test_summary_and_bag_give_the_same_traffic_measures(tmp_path):
     result = run_scenario(sc, tmp_path / 'run', progress=False, picture=False)
     live = result.summary['traffic']
     assert live['light_stops'] >= 1 and live['light_hold_s'] and live['merge_conflict_episodes'] == 0
-    bag = measures_from_bag(str(tmp_path / 'run' / 'bag'), sc.road_map, {x.name for x in sc.lights})
-    for key in ('passages', 'light_stops', 'merge_conflict_episodes', 'crossroad_conflict_episodes',
-                'crossroad_conflict_time_s'):
-        assert bag[key] == live[key], key
-    assert bag['light_hold_s']['max'] == pytest.approx(live['light_hold_s']['max'], abs=0.2)
+    analysis, _ = analyze_bag(tmp_path / 'run' / 'bag')
+    assert analysis.traffic == live      # every figure of the block, from the bag
 
 
 def test_lights_sharing_a_code_must_stand_apart():
@@ -625,7 +623,7 @@ def test_launch_plan_starts_the_lights_also_beside_real_robots():
 # --- crossroad conflicts (traffic_measures.CrossroadMonitor) ---------------------------------------
 
 def test_crossroad_conflict_needs_two_phases_inside_the_square():
-    from thymio_road.analysis.traffic import CrossroadMonitor, crossroad_zones, summarise, MergeMonitor
+    from thymio_road.analysis.traffic import CrossroadMonitor, crossroad_zones
     road_map = load_map(config_dir() / 'maps' / 'final.yaml')
     (zone,) = crossroad_zones(road_map)
     assert zone.intersection == 'X1' and zone.half == pytest.approx((0.148, 0.148))
@@ -658,11 +656,14 @@ def test_crossroad_conflict_needs_two_phases_inside_the_square():
     feed(0.6, (5.8, 1.442), (5.192, 1.68), (5.2, 1.62), far)
     assert len(mon.episodes) == 2 and mon.episodes[1].robots == ('b', 'c')
     assert mon.conflict_time == pytest.approx(0.3)
-    s = summarise(0, 4, 60.0, MergeMonitor([]), 0, [], None, mon)
+    from thymio_road.analysis.traffic import TrafficMeasures
+    measures = TrafficMeasures(road_map, names)
+    measures.crossroads = mon
+    s = measures.summary(60.0, {}, None)
     assert s['crossroad_conflict_episodes'] == 2 and s['crossroad_conflict_time_s'] == 0.3
     assert s['crossroad_conflicts'][0] == {'intersection': 'X1', 'start_s': 0.2, 'end_s': 0.3,
                                            'robots': ['a', 'b', 'c']}
-    assert summarise(0, 4, 60.0, MergeMonitor([]), 0, [])['crossroad_conflict_episodes'] == 0
+    assert TrafficMeasures(road_map, names).summary(60.0, {}, None)['crossroad_conflict_episodes'] == 0
 
 
 def test_crossroad_lights_are_not_obstacles_to_the_lanes_they_command():
@@ -685,13 +686,16 @@ def test_crossroad_lights_are_not_obstacles_to_the_lanes_they_command():
         assert worst < ControllerParams().obs_threshold, (arm, worst)
 
 
-def test_contact_monitor_pairs_touching_robots_by_distance_and_names_the_place():
-    from thymio_road.analysis.traffic import ContactMonitor
+def test_contact_episodes_pair_touching_robots_and_name_the_place():
+    from thymio_road.analysis.contacts import ContactDetector
     names = ['a', 'b', 'c']
-    xy = np.array([[0.0, 0.0], [0.12, 0.0], [1.0, 0.0]])
-    monitor = ContactMonitor(lambda x, y: f'at {x:.2f}')
-    monitor.update(1.0, names, xy, np.array([True, True, True]))  # c touched something else: no pair
-    monitor.update(1.1, names, xy, np.array([True, True, False]))
-    monitor.update(5.0, names, xy, np.array([True, True, False]))  # later: a new episode
-    assert [(e.robots, e.start, e.end, e.where) for e in monitor.episodes] == [
-        (('a', 'b'), 1.0, 1.1, 'at 0.06'), (('a', 'b'), 5.0, 5.0, 'at 0.06')]
+    apart = np.array([[0.0, 0.0, 0.0], [0.2, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    touching = np.array([[0.0, 0.0, 0.0], [0.111, 0.0, 0.0], [1.0, 0.0, 0.0]])   # a's front on b's rear: 1 mm
+    detector = ContactDetector(names, describe=lambda x, y: f'at {x:.2f}')
+    for t, poses in ((1.0, touching), (1.1, touching), (1.2, apart), (5.0, touching)):
+        detector.update(t, poses)
+    summary = detector.summary()
+    assert summary['hull_contacts'] == 2 and summary['contact_samples'] == 3
+    assert [(e['a'], e['b'], e['start_s'], e['end_s'], e['where']) for e in summary['contact_episodes']] == [
+        ('a', 'b', 1.0, 1.1, 'at 0.06'), ('a', 'b', 5.0, 5.0, 'at 0.06')]
+    assert detector.per_body()['a'] == {'contacts': 2, 'near_misses': 0}

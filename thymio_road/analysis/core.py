@@ -14,9 +14,15 @@ import numpy as np
 
 from thymio_road.sim import robot_model as rm
 from thymio_road.analysis import metrics as m
+from thymio_road.analysis import sampling
 from thymio_road.analysis.bag import Poses, Recording
+from thymio_road.analysis.contacts import CONTACT_GAP, NEAR_MISS_GAP, ContactDetector
 from thymio_road.analysis.mapsource import MapSource
-from thymio_road.analysis.stalls import SAMPLE_PERIOD, STALL_TIME, Places, StallDetector
+from thymio_road.analysis.passages import passage_score
+from thymio_road.analysis.progress import ProgressDetector
+from thymio_road.analysis.stalls import STALL_TIME, Places, StallDetector
+from thymio_road.analysis.traffic import TrafficMeasures, passage_times, throughput_windows
+from thymio_road.analysis.wrong_way import WrongWayMonitor
 
 #: A read is matched to a barcode the reading sensor entered at most this long before it.
 BARCODE_WINDOW = 8.0
@@ -28,10 +34,10 @@ OUTCOME_DWELL = 1.0
 
 @dataclass
 class Options:
-    contact_gap: float = m.CONTACT_GAP
-    near_miss_gap: float = m.NEAR_MISS_GAP
-    pair_step: float = m.PAIR_STEP
-    #: A robot that moved less than 1 cm in this many seconds is stalled (analysis/stalls.py).
+    contact_gap: float = CONTACT_GAP
+    near_miss_gap: float = NEAR_MISS_GAP
+    #: A robot that moved less than 1 cm in this many seconds is stalled (analysis/stalls.py), one
+    #: that did not advance along the roads is stuck (analysis/progress.py).
     stall_time: float = STALL_TIME
 
 
@@ -53,6 +59,15 @@ class Analysis:
     timelines: dict[str, list[tuple[float, float, str]]] = field(default_factory=dict)
     #: Stalls and gridlock (the block summary.json has too).
     stalls: dict[str, Any] = field(default_factory=dict)
+    #: Stuck and confined robots (summary.json's progress block).
+    progress: dict[str, Any] = field(default_factory=dict)
+    #: Wrong-way driving (summary.json's traffic.wrong_way).
+    wrong_way: dict[str, Any] = field(default_factory=dict)
+    #: Intersection passages: the controllers' `left` events, and decisions checked against the
+    #: road taken (thymio-road passages' score).
+    passages: dict[str, Any] = field(default_factory=dict)
+    #: summary.json's traffic block, for a recording of several robots on a map with intersections.
+    traffic: dict[str, Any] | None = None
     #: [(t, robots that moved at least 1 cm in the 10 s before t)], for the picture.
     moving: list[tuple[float, int]] = field(default_factory=list)
 
@@ -105,55 +120,114 @@ def analyze(rec: Recording, source: MapSource, options: Options | None = None) -
               and len(rec.truth[r].t) > 10 and not rec.has(r, 'controller/state')}
     movers = [r for r in rec.robots if r not in static]
     result.recording['traffic_lights'] = sorted(static, key=rec.robots.index)
+    result.recording['robots'] = movers
     rows = {r: {'robot': r, 'traffic_light': r in static} for r in rec.robots}
 
     projections = _projections(rec, source, movers)
     _road_metrics(rec, source, movers, rows, nc)
     _state_metrics(rec, clock, movers, rows, result, t0, t1, nc)
-    _proximity(rec, rows, result, options, nc)
+    contacts = _proximity(rec, rows, result, options, t1, source, nc)
     _laps(rec, source, movers, projections, rows, result, nc)
     _barcodes(rec, source, movers, rows, result, nc)
     _decisions(rec, source, movers, projections, result, rows, nc)
     _waits(rec, movers, static, rows, result, nc)
     _ir(rec, rows, result, nc)
     _network(rec, source, movers, rows, result, t0, t1, nc)
-    _stalls(rec, source, movers, result, t0, t1, options.stall_time, nc)
+    _every_second(rec, source, movers, result, t0, t1, options.stall_time, nc)
+    _passages(rec, source, movers, rows, result, t1, nc)
+    _traffic(rec, source, movers, result, t1, contacts, nc)
     result.robots = [rows[r] for r in rec.robots]
     return result
 
 
-def _stalls(rec: Recording, source: MapSource, movers: list[str], result: Analysis, t0: float, t1: float,
-            stall_time: float, nc: dict) -> None:
-    """Stalls, gridlock and the moving-robots timeline, from ground truth sampled every second
-    (the same detector as the live run), with light holds and states from the controllers' topics."""
+def _every_second(rec: Recording, source: MapSource, movers: list[str], result: Analysis, t0: float, t1: float,
+                  stall_time: float, nc: dict) -> None:
+    """Stalls, gridlock and the moving-robots timeline; stuck and confined robots; wrong-way
+    driving: the live run's detectors on the same samples (each robot's last pose published before
+    each second, what its controller said before it; analysis/sampling.py)."""
     robots = [r for r in movers if r in rec.truth and len(rec.truth[r]) > 1]
     if not robots:
         nc['stalls'] = 'no ground truth (/<robot>/ground_truth) for any moving robot'
         return
     timelines = result.timelines or state_timelines(rec)
-    grid = np.arange(max(t0, SAMPLE_PERIOD), t1 + 1e-9, SAMPLE_PERIOD)
-    # The last ground truth at or before each sample, as the live run sees the world's poses (a
-    # robot's pose is updated at its own events), so that both find the same stalls.
-    last = {r: np.clip(np.searchsorted(rec.truth[r].t, grid + 1e-9, side='right') - 1, 0, None) for r in robots}
-    poses = np.stack([np.column_stack([rec.truth[r].x[last[r]], rec.truth[r].y[last[r]], rec.truth[r].yaw[last[r]]])
-                      for r in robots], axis=1)
-
-    def at_each_sample(times: list[float], values: list[Any]) -> list[Any]:
-        """The last value at or before each sample time (None before the first)."""
-        k = np.searchsorted(np.asarray(times, dtype=float), grid, side='right') - 1
-        return [values[i] if i >= 0 else None for i in k]
+    grid = sampling.seconds(sampling.grid(t0, t1, sampling.HELD_PERIOD_NS))
+    poses = np.stack([sampling.held(rec.truth[r].t, _pose_array(rec.truth[r]), grid) for r in robots], axis=1)
     held, states = [], []
     for r in robots:
         light = [(float(e['t']), e.get('command')) for e in rec.events.get(r, []) if e.get('kind') == 'light' and 't' in e]
         held.append(['a traffic light' if c in ('stop', 'hold') else None
-                     for c in at_each_sample([t for t, _ in light], [c for _, c in light])])
+                     for c in sampling.value_before([t for t, _ in light], [c for _, c in light], grid)])
         intervals = timelines.get(r, [])
-        states.append(at_each_sample([a for a, _, _ in intervals], [state for _, _, state in intervals]))
-    detector = StallDetector(robots, Places(source.road_map) if source.road_map else None, stall_time)
-    for k, t in enumerate(grid):
-        detector.update(float(t), poses[k], [h[k] for h in held], [st[k] for st in states])
+        states.append(sampling.value_before([a for a, _, _ in intervals], [state for _, _, state in intervals], grid))
+    places = Places(source.road_map) if source.road_map else None
+    detector = StallDetector(robots, places, stall_time)
+    progress = ProgressDetector(robots, source.road_map, stall_time, places) if source.road_map else None
+    wrong_way = WrongWayMonitor(source.road_map, places.describe) if places else None
+    for k, t in enumerate(grid.tolist()):
+        h, st = [x[k] for x in held], [x[k] for x in states]
+        detector.update(t, poses[k], h, st)
+        if progress is not None:
+            progress.update(t, poses[k], h, st)
+        if wrong_way is not None:
+            wrong_way.update(t, robots, poses[k])
     result.stalls = detector.summary()
     result.moving = detector.timeline
+    if progress is None:
+        nc['progress (stuck and confined robots), wrong-way driving'] = \
+            'the roads are not known as lines: give --map or --scenario'
+        return
+    result.progress = progress.summary()
+    result.wrong_way = wrong_way.summary()
+
+
+def _pose_array(p: Poses) -> np.ndarray:
+    return np.column_stack([p.x, p.y, p.yaw])
+
+
+def _passages(rec: Recording, source: MapSource, movers: list[str], rows: dict, result: Analysis, t1: float,
+              nc: dict) -> None:
+    """Passages (the controllers' `left` events) per robot and per robot-minute, the first and last
+    10 minutes, and each decision checked against the road the robot took (ground truth)."""
+    if not any(rec.has(r, 'controller/events') for r in movers):
+        nc['passages'] = 'no controller/events topic in the recording'
+        return
+    times = {r: passage_times(rec.events.get(r, [])) for r in movers}
+    for r in movers:
+        rows[r]['passages'] = len(times[r])
+    total = sum(len(v) for v in times.values())
+    minutes = len(movers) * t1 / 60.0
+    result.passages = {'passages': total, 'robot_minutes': round(minutes, 2),
+                       'throughput_per_robot_minute': round(total / minutes, 3) if minutes else None,
+                       'throughput_windows': throughput_windows(sorted(t for v in times.values() for t in v), t1)}
+    if source.road_map is None or not source.road_map.intersections:
+        return
+    if not rec.world_events:
+        nc['passages checked against ground truth'] = 'no /world/events (barcode_enter) in the recording'
+        return
+    result.passages['checked'] = passage_score(source.road_map, movers, rec.world_events,
+                                               {r: rec.events.get(r, []) for r in movers},
+                                               {r: rec.truth[r] for r in movers if r in rec.truth}, t1)
+
+
+def _traffic(rec: Recording, source: MapSource, movers: list[str], result: Analysis, t1: float,
+             contacts: ContactDetector | None, nc: dict) -> None:
+    """summary.json's traffic block, from the same samples and events as the live run's probe."""
+    robots = [r for r in movers if r in rec.truth and len(rec.truth[r])]
+    if len(robots) < 2 or source.road_map is None or not source.road_map.intersections or contacts is None:
+        return
+    measures = TrafficMeasures(source.road_map, robots)
+    grid = sampling.seconds(sampling.grid(0.0, t1 - sampling.INTERPOLATED_PERIOD, sampling.INTERPOLATED_PERIOD_NS))
+    xy = np.stack([sampling.interpolated(rec.truth[r].t, _pose_array(rec.truth[r]), grid)[:, :2] for r in robots],
+                  axis=1)
+    for k, t in enumerate(grid.tolist()):
+        measures.sample(t, xy[k])
+    events = sorted(((float(e['t']), n, e) for n, r in enumerate(robots) for e in rec.events.get(r, [])
+                     if 't' in e), key=lambda x: (x[0], x[1]))
+    for t, n, e in events:
+        p = rec.truth[robots[n]]
+        pose = sampling.at_or_before(p.t, _pose_array(p), t)
+        measures.event(robots[n], e, None if pose is None else (float(pose[0]), float(pose[1])))
+    result.traffic = measures.summary(t1, contacts.summary(), result.wrong_way or None)
 
 
 # --- per robot: distance and road keeping ---------------------------------------------------------
@@ -177,11 +251,7 @@ def _road_metrics(rec: Recording, source: MapSource, movers: list[str], rows: di
         sx, sy = m.sensor_points(poses.x, poses.y, poses.yaw)
         on = m.raster_lookup(source.on_road, source.resolution, source.origin, sx, sy)
         keeping = m.road_keeping(poses.t, on, period)
-        row['time_s'] = round(keeping.time_sensed, 3)
-        row['time_on_road_s'] = round(keeping.time_on_road, 3)
-        row['on_road_fraction'] = round(keeping.time_on_road / keeping.time_sensed, 4) \
-            if keeping.time_sensed else None
-        row['road_losses'] = keeping.losses
+        row.update(m.road_keeping_figures(keeping.time_sensed, keeping.time_on_road, keeping.losses))
         row['road_loss_times'] = [[round(a, 3), round(b, 3)] for a, b in keeping.loss_spans]
     if missing:
         nc['distance and road keeping of ' + ', '.join(missing)] = \
@@ -278,30 +348,31 @@ def _mode_metrics(rec: Recording, movers: list[str], rows: dict, t0: float, t1: 
 
 # --- robots against one another --------------------------------------------------------------------
 
-def _proximity(rec: Recording, rows: dict, result: Analysis, options: Options, nc: dict) -> None:
+def _proximity(rec: Recording, rows: dict, result: Analysis, options: Options, t1: float, source: MapSource,
+               nc: dict) -> ContactDetector | None:
+    """Contacts and near misses of every pair of Thymios (traffic lights too): the live run's
+    detector (analysis/contacts.py) on the same samples, poses interpolated every 0.1 s."""
     names = [r for r in rec.robots if r in rec.truth and len(rec.truth[r]) > 0]
     if len(names) < 2:
         nc['collisions and near misses'] = 'needs the ground_truth of at least two robots'
-        return
-    lo = min(float(rec.truth[r].t[0]) for r in names)
-    hi = max(float(rec.truth[r].t[-1]) for r in names)
-    grid = np.arange(lo, hi + options.pair_step / 2, options.pair_step)
-    poses, valid = [], []
-    for r in names:
-        p = rec.truth[r]
-        pr, vr = m.resample(p.t, p.x, p.y, p.yaw, grid)
-        poses.append(pr)
-        valid.append(vr)
-    episodes = m.proximity_episodes(names, poses, valid, grid, options.contact_gap,
-                                    options.near_miss_gap)
-    result.episodes = [{'a': e.a, 'b': e.b, 'kind': e.kind, 'start_s': round(e.start, 3),
-                        'end_s': round(e.end, 3), 'min_gap_mm': round(e.min_gap * 1000, 2)}
-                       for e in episodes]
+        return None
+    grid = sampling.seconds(sampling.grid(0.0, t1 - sampling.INTERPOLATED_PERIOD, sampling.INTERPOLATED_PERIOD_NS))
+    poses = np.stack([sampling.interpolated(rec.truth[r].t, _pose_array(rec.truth[r]), grid) for r in names], axis=1)
+    detector = ContactDetector(names, options.contact_gap, options.near_miss_gap,
+                               describe=Places(source.road_map).describe if source.road_map else None)
+    for k, t in enumerate(grid.tolist()):
+        detector.update(t, poses[k])
+    result.episodes = [{k: v for k, v in e.as_dict().items() if k not in ('x', 'y', 'where')}
+                       for e in detector.episodes]
+    counts = detector.per_body()
     for r in rec.robots:
-        rows[r]['collisions'] = sum(1 for e in episodes if e.kind == 'collision' and r in (e.a, e.b))
-        rows[r]['near_misses'] = sum(1 for e in episodes if e.kind == 'near miss' and r in (e.a, e.b))
+        got = counts.get(r, {'contacts': 0, 'near_misses': 0})
+        rows[r]['contacts'] = got['contacts']
+        rows[r]['collisions'] = got['contacts']   # the name before issue #27
+        rows[r]['near_misses'] = got['near_misses']
     result.network['proximity_thresholds_mm'] = {'contact': options.contact_gap * 1000,
                                                  'near_miss': options.near_miss_gap * 1000}
+    return detector
 
 
 # --- laps, throughput ------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import numpy as np
 import yaml
 
 from thymio_road.analysis.bag import Recording, sibling_summary
+from thymio_road.analysis.metrics import on_road_mask
 from thymio_road.map.loader import load_map, parse_map
 from thymio_road.map.road_map import RoadMap
 from thymio_road.map.validation import ConfigError, parse_yaml
@@ -56,8 +57,7 @@ def _from_map(road_map: RoadMap, description: str, rec: Recording, notes: list[s
             if diff > 1:
                 notes.append(f'{description} differs from the recorded /map (up to {diff} % darkness): '
                              'the recording was probably made on another version of the map')
-    return MapSource(road_map, road_map.road_index >= 0, road_map.resolution, (0.0, 0.0),
-                     description, notes)
+    return MapSource(road_map, on_road_mask(road_map), road_map.resolution, (0.0, 0.0), description, notes)
 
 
 def resolve_map(rec: Recording, map_path: str | Path | None = None,

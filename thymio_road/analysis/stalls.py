@@ -24,7 +24,10 @@ import numpy as np
 from thymio_road.sim import robot_model as rm
 
 STALL_DISTANCE = 0.01
-STALL_TIME = 60.0
+#: The default stall time (s), also the progress detector's (analysis/progress.py): issue #27
+#: judges "no stuck robot" at 120 s, longer than any light's cycle in the shipped scenarios but
+#: the priority scenario's pre-empted one (126 s), so that a robot waiting out a red is not stuck.
+STALL_TIME = 120.0
 SAMPLE_PERIOD = 1.0
 #: A robot counts as moving on the timeline if it moved this far in the last MOVING_WINDOW seconds.
 MOVING_WINDOW = 10.0
@@ -79,6 +82,33 @@ class Places:
         return f'road {road_id} at {s:.2f} m'
 
 
+def holder(i: int, names: Sequence[str], poses: np.ndarray, held: Sequence[str | None] | None) -> str:
+    """What holds robot i: what its controller says (a traffic light), else the nearest robot
+    ahead, else 'nothing in front'. Shared by the stall and the progress detectors."""
+    if held and held[i]:
+        return held[i]
+    x, y, heading = (float(v) for v in poses[i][:3])
+    best = None
+    for j in range(len(names)):
+        if j == i:
+            continue
+        dx, dy = float(poses[j][0]) - x, float(poses[j][1]) - y
+        d = math.hypot(dx, dy)
+        if not d <= AHEAD_DISTANCE:   # NaN (no pose) included
+            continue
+        off = abs((math.atan2(dy, dx) - heading + math.pi) % (2 * math.pi) - math.pi)
+        if off <= AHEAD_ANGLE and (best is None or d < best[0]):
+            best = (d, names[j])
+    return f'robot {best[1]} ahead ({best[0] * 100:.0f} cm)' if best else 'nothing in front'
+
+
+def by_time(items: Sequence[dict], key: str) -> list[dict]:
+    """Episodes in time order, then by robot (thymio2 before thymio10): the run and a bag may
+    list robots in different orders."""
+    from thymio_road.analysis.bag import natural_key
+    return sorted(items, key=lambda e: (e[key], natural_key(e['robot'])))
+
+
 class StallDetector:
     """Feed it poses every sample; it keeps the stalls, the gridlock and the moving-robots timeline."""
 
@@ -103,9 +133,12 @@ class StallDetector:
         xy = np.asarray(poses, dtype=float)[:, :2]
         self.end = t
         if self.anchor is None:
-            self.anchor = xy.copy()
-            self.anchor_t[:] = t
-        moved = np.hypot(*(xy - self.anchor).T) >= self.distance
+            self.anchor = np.full_like(xy, np.nan)
+        fresh = np.isnan(self.anchor[:, 0]) & ~np.isnan(xy[:, 0])   # a robot's first pose
+        self.anchor[fresh] = xy[fresh]
+        self.anchor_t[fresh] = t
+        with np.errstate(invalid='ignore'):
+            moved = np.hypot(*(xy - self.anchor).T) >= self.distance
         for i in np.nonzero(moved)[0]:
             self.anchor[i] = xy[i]
             self.anchor_t[i] = t
@@ -113,10 +146,11 @@ class StallDetector:
             if stall is not None:
                 stall.until = t
         for i in range(len(self.names)):
-            if i not in self.open and t - self.anchor_t[i] >= self.stall_time - 1e-6:
+            if i not in self.open and not np.isnan(self.anchor[i, 0]) \
+                    and t - self.anchor_t[i] >= self.stall_time - 1e-6:
                 stall = Stall(self.names[i], float(self.anchor_t[i]), None, float(xy[i, 0]), float(xy[i, 1]),
                               self.places.describe(*xy[i]) if self.places else '',
-                              self._holder(i, poses, held), states[i] if states else None)
+                              holder(i, self.names, poses, held), states[i] if states else None)
                 self.open[i] = stall
                 self.stalls.append(stall)
         if self.gridlock_at is None and self.names and len(self.open) == len(self.names):
@@ -125,23 +159,9 @@ class StallDetector:
         while self._history and self._history[0][0] < t - MOVING_WINDOW - 1e-9:
             self._history.pop(0)
         then = self._history[0][1]
-        self.timeline.append((t, int(np.sum(np.hypot(*(xy - then).T) >= self.distance))
-                              if t - self._history[0][0] >= MOVING_WINDOW - 1e-9 else len(self.names)))
-
-    def _holder(self, i: int, poses: np.ndarray, held: Sequence[str | None] | None) -> str:
-        if held and held[i]:
-            return held[i]
-        x, y, heading = (float(v) for v in poses[i][:3])
-        best = None
-        for j in range(len(self.names)):
-            if j == i:
-                continue
-            dx, dy = float(poses[j][0]) - x, float(poses[j][1]) - y
-            d = math.hypot(dx, dy)
-            off = abs((math.atan2(dy, dx) - heading + math.pi) % (2 * math.pi) - math.pi)
-            if d <= AHEAD_DISTANCE and off <= AHEAD_ANGLE and (best is None or d < best[0]):
-                best = (d, self.names[j])
-        return f'robot {best[1]} ahead ({best[0] * 100:.0f} cm)' if best else 'nothing in front'
+        with np.errstate(invalid='ignore'):
+            self.timeline.append((t, int(np.sum(np.hypot(*(xy - then).T) >= self.distance))
+                                  if t - self._history[0][0] >= MOVING_WINDOW - 1e-9 else len(self.names)))
 
     @property
     def first_stall(self) -> float | None:
@@ -158,7 +178,7 @@ class StallDetector:
             'stall_count': len(self.stalls),
             'longest_stall_s': round(max(((s.until if s.until is not None else self.end) - s.since
                                           for s in self.stalls), default=0.0), 1),
-            'stalls': [s.as_dict() for s in self.stalls[:limit]],
+            'stalls': by_time([s.as_dict() for s in self.stalls], 'since_s')[:limit],
         }
 
 

@@ -3,8 +3,8 @@ conflicts (docs/traffic.md).
 
 - **Throughput**: intersection passages (the controller's ``left`` events: one per intersection
   left, whatever the way through) per robot-minute.
-- **Hull contacts**: the world's contact count (pairs whose hulls had to be separated), from
-  the run itself; from a bag, the analysis' contact episodes (``thymio-road analyze``).
+- **Passages**: the controllers' ``left`` events (:func:`passage_times`).
+- **Hull contacts**: contact episodes of :mod:`.contacts` (hull gaps on the published poses).
 - **Merge conflicts** at a location exit: two robots in the *merge zone* at once, one on each
   lane. The zone is the last :data:`ZONE_LENGTH` of each lane before the siding rejoins the road
   (robot centres within :data:`LANE_TOLERANCE` of the lane's centre line). There the lanes are
@@ -22,9 +22,10 @@ conflicts (docs/traffic.md).
   was on (centre within :data:`LANE_TOLERANCE` of its last :data:`APPROACH_TRACK`) when it
   entered the square; it keeps it until it leaves the square.
 
-Everything works on sampled poses (s, robot names, n×2 centres), so the same code serves the
-embedded run (:class:`thymio_road.runtime.traffic_probe.TrafficProbe`) and a bag
-(:func:`measures_from_bag`).
+Everything works on the interpolated samples of :mod:`.sampling` (every 0.1 s) and on the
+controllers' events, gathered by :class:`TrafficMeasures`, which the embedded run
+(:class:`thymio_road.runtime.traffic_probe.TrafficProbe`) and ``thymio-road analyze``
+(:mod:`.core`) both feed: the two give the same block.
 """
 from __future__ import annotations
 
@@ -33,12 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from thymio_road.analysis.bag import read_recording
+
+from thymio_road.analysis.sampling import INTERPOLATED_PERIOD
 
 #: Length of each lane's end that makes the merge zone (m), and the lateral tolerance (m).
 ZONE_LENGTH = 0.20
 LANE_TOLERANCE = 0.04
-SAMPLE_PERIOD = 0.1
 #: Length of each crossroad in-lane's end on which a robot is assigned to that arm (m).
 APPROACH_TRACK = 0.40
 
@@ -115,7 +116,7 @@ class MergeMonitor:
     """Feed it samples (t, names, centres); it keeps the merge conflict episodes."""
 
     zones: list[MergeZone]
-    period: float = SAMPLE_PERIOD
+    period: float = INTERPOLATED_PERIOD
     lane_of: dict[tuple[str, str], str] = field(default_factory=dict)
     open_: dict[str, ConflictEpisode] = field(default_factory=dict)
     episodes: list[ConflictEpisode] = field(default_factory=list)
@@ -186,7 +187,7 @@ class CrossroadMonitor:
     """Feed it samples (t, names, centres); it keeps the crossroad conflict episodes."""
 
     zones: list[CrossroadZone]
-    period: float = SAMPLE_PERIOD
+    period: float = INTERPOLATED_PERIOD
     arm_of: dict[tuple[str, str], str] = field(default_factory=dict)
     open_: dict[str, ConflictEpisode] = field(default_factory=dict)
     episodes: list[ConflictEpisode] = field(default_factory=list)
@@ -236,48 +237,6 @@ def hold_times(events: dict[str, list[dict]], end: float) -> list[float]:
     return holds
 
 
-@dataclass
-class ContactEpisode:
-    robots: tuple[str, str]
-    start: float
-    end: float
-    x: float
-    y: float
-    where: str = ''
-
-    def as_dict(self) -> dict:
-        return {'robots': list(self.robots), 'start_s': round(self.start, 2), 'end_s': round(self.end, 2),
-                'x': round(self.x, 3), 'y': round(self.y, 3), 'where': self.where}
-
-
-@dataclass
-class ContactMonitor:
-    """Feed it, every sample, which robots' hulls touched since the last one; it pairs them by
-    distance and keeps the episodes (a pair touching again within `gap` s extends its episode)."""
-
-    describe: Any = None
-    reach: float = 0.16
-    gap: float = 1.0
-    episodes: list[ContactEpisode] = field(default_factory=list)
-    open_: dict[tuple[str, str], ContactEpisode] = field(default_factory=dict)
-
-    def update(self, t: float, names: list[str], xy: np.ndarray, touched: np.ndarray) -> None:
-        idx = np.flatnonzero(touched)
-        for a_pos, a in enumerate(idx):
-            for b in idx[a_pos + 1:]:
-                if np.hypot(*(xy[a] - xy[b])) > self.reach:
-                    continue
-                key = (names[a], names[b])
-                ep = self.open_.get(key)
-                if ep is None or t - ep.end > self.gap:
-                    x, y = (xy[a] + xy[b]) / 2
-                    ep = ContactEpisode(key, t, t, float(x), float(y),
-                                        self.describe(x, y) if self.describe else '')
-                    self.open_[key] = ep
-                    self.episodes.append(ep)
-                ep.end = t
-
-
 def throughput_windows(times: list[float], duration: float, window: float = 600.0) -> dict | None:
     """Passages in the first and in the last `window` s, and their ratio: a network that clogs
     carries less at the end (issue #13 asks for at least 90 %). None when the run is shorter than
@@ -290,65 +249,76 @@ def throughput_windows(times: list[float], duration: float, window: float = 600.
             'ratio': round(last / first, 3) if first else None}
 
 
-def summarise(passages: int, robots: int, duration: float, monitor: MergeMonitor, contacts: int | None,
-              stops: list[dict], holds: list[float] | None = None,
-              crossroads: CrossroadMonitor | None = None, contact_monitor: ContactMonitor | None = None) -> dict:
-    """The traffic block of summary.json."""
-    holds = holds or []
-    crossroads = crossroads or CrossroadMonitor([])
-    minutes = robots * duration / 60.0
-    by_lane: dict[str, list[float]] = {}
-    for s in stops:
-        if s.get('distance_m') is not None:
-            by_lane.setdefault(s['lane'], []).append(s['distance_m'])
-    return {
-        'passages': passages,
-        'robot_minutes': round(minutes, 2),
-        'throughput_per_robot_minute': round(passages / minutes, 3) if minutes else None,
-        'hull_contacts': contacts,
-        'contact_episodes': [e.as_dict() for e in contact_monitor.episodes[:50]] if contact_monitor else None,
-        'merge_conflict_episodes': len(monitor.episodes),
-        'merge_conflict_time_s': round(monitor.conflict_time, 1),
-        'merge_conflicts': [e.as_dict() for e in monitor.episodes[:50]],
-        'crossroad_conflict_episodes': len(crossroads.episodes),
-        'crossroad_conflict_time_s': round(crossroads.conflict_time, 1),
-        'crossroad_conflicts': [e.as_dict() for e in crossroads.episodes[:50]],
-        'light_stops': len(stops),
-        'light_hold_s': {'mean': round(float(np.mean(holds)), 2), 'max': round(float(np.max(holds)), 1),
-                         'over_60s': int(sum(h > 60 for h in holds))} if holds else None,
-        'light_stop_distance_m': {lane: {'count': len(v), 'mean': round(float(np.mean(v)), 3),
-                                         'min': round(float(np.min(v)), 3)} for lane, v in sorted(by_lane.items())},
-    }
+def passage_times(events: list[dict]) -> list[float]:
+    """A robot's intersection passages: the times of its controller's ``left`` events (one per
+    intersection left, whatever the way through). What the robots report; the progress detector
+    (:mod:`.progress`) judges exits from ground truth instead."""
+    return [float(e['t']) for e in events if e.get('kind') == 'left' and 't' in e]
 
 
-def measures_from_bag(path: str, road_map: Any, lights: set[str] | None = None) -> dict:
-    """The same measures from a recording (contacts: see ``thymio-road analyze``)."""
-    rec = read_recording(path)
-    robots = [r for r in rec.robots if r in rec.events and r in rec.truth and not (lights and r in lights)]
-    monitor = MergeMonitor(merge_zones(road_map))
-    crossroads = CrossroadMonitor(crossroad_zones(road_map))
-    if robots:
-        t0 = max(float(rec.truth[r].t[0]) for r in robots)
-        t1 = min(float(rec.truth[r].t[-1]) for r in robots)
-        grid = np.arange(t0, t1, SAMPLE_PERIOD)
-        xy = np.stack([np.column_stack([np.interp(grid, rec.truth[r].t, rec.truth[r].x),
-                                        np.interp(grid, rec.truth[r].t, rec.truth[r].y)]) for r in robots], axis=1)
-        for k, t in enumerate(grid):
-            monitor.update(float(t), robots, xy[k])
-            crossroads.update(float(t), robots, xy[k])
-        duration = t1 - t0
-    else:
-        duration = 0.0
-    passages = sum(1 for r in robots for e in rec.events[r] if e.get('kind') == 'left')
-    stops = []
-    zones = monitor.zones
-    for r in robots:
-        for e in rec.events[r]:
-            if e.get('kind') == 'light' and e.get('command') == 'stop':
-                t = float(e['t'])
-                tr = rec.truth[r]
-                x, y = float(np.interp(t, tr.t, tr.x)), float(np.interp(t, tr.t, tr.y))
-                d = stop_distance(e.get('lane'), (x, y), zones, crossroad_centres(road_map))
-                stops.append({'robot': r, 't': t, 'lane': e.get('lane'), 'distance_m': d})
-    holds = hold_times({r: rec.events[r] for r in robots}, rec.end)
-    return summarise(passages, len(robots), duration, monitor, None, stops, holds, crossroads)
+#: Controller event kinds counted as manoeuvres, and their names in the traffic block.
+MANOEUVRES = {'yield': 'yields', 'make_way': 'made_way', 'wrong_way': 'turned_back'}
+
+
+class TrafficMeasures:
+    """The traffic block of summary.json, fed the same way by the run and from a bag: the movers'
+    centres at each interpolated sample, and each controller event with the robot's pose then."""
+
+    def __init__(self, road_map: Any, robots: list[str]) -> None:
+        self.robots = list(robots)
+        self.merge = MergeMonitor(merge_zones(road_map))
+        self.crossroads = CrossroadMonitor(crossroad_zones(road_map))
+        self.centres = crossroad_centres(road_map)
+        self.passages: list[float] = []
+        self.manoeuvres = {name: 0 for name in MANOEUVRES.values()}
+        self.stops: list[dict] = []
+        self.light_events: dict[str, list[dict]] = {}
+
+    def sample(self, t: float, xy: np.ndarray) -> None:
+        """The movers' centres (n×2, `robots` order; NaN: no pose) at an interpolated sample."""
+        self.merge.update(t, self.robots, xy)
+        self.crossroads.update(t, self.robots, xy)
+
+    def event(self, robot: str, event: dict, xy: tuple[float, float] | None) -> None:
+        """A controller event; `xy`: the robot's last published position at its time."""
+        kind = event.get('kind')
+        if kind in MANOEUVRES:
+            self.manoeuvres[MANOEUVRES[kind]] += 1
+        if kind == 'left' and 't' in event:
+            self.passages.append(float(event['t']))
+        if kind == 'light':
+            self.light_events.setdefault(robot, []).append(event)
+            if event.get('command') == 'stop':
+                d = None if xy is None else stop_distance(event.get('lane'), xy, self.merge.zones, self.centres)
+                self.stops.append({'robot': robot, 't': event.get('t'), 'lane': event.get('lane'),
+                                   'distance_m': None if d is None else round(d, 3)})
+
+    def summary(self, duration: float, contacts: dict, wrong_way: dict | None) -> dict:
+        """The block; `contacts`: ContactDetector.summary(); `wrong_way`: WrongWayMonitor.summary()."""
+        holds = hold_times(self.light_events, duration)
+        minutes = len(self.robots) * duration / 60.0
+        by_lane: dict[str, list[float]] = {}
+        for s in self.stops:
+            if s.get('distance_m') is not None:
+                by_lane.setdefault(s['lane'], []).append(s['distance_m'])
+        merge, crossroads = self.merge, self.crossroads
+        return {
+            'passages': len(self.passages),
+            'robot_minutes': round(minutes, 2),
+            'throughput_per_robot_minute': round(len(self.passages) / minutes, 3) if minutes else None,
+            **contacts,
+            'merge_conflict_episodes': len(merge.episodes),
+            'merge_conflict_time_s': round(merge.conflict_time, 1),
+            'merge_conflicts': [e.as_dict() for e in merge.episodes[:50]],
+            'crossroad_conflict_episodes': len(crossroads.episodes),
+            'crossroad_conflict_time_s': round(crossroads.conflict_time, 1),
+            'crossroad_conflicts': [e.as_dict() for e in crossroads.episodes[:50]],
+            'light_stops': len(self.stops),
+            'light_hold_s': {'mean': round(float(np.mean(holds)), 2), 'max': round(float(np.max(holds)), 1),
+                             'over_60s': int(sum(h > 60 for h in holds))} if holds else None,
+            'light_stop_distance_m': {lane: {'count': len(v), 'mean': round(float(np.mean(v)), 3),
+                                             'min': round(float(np.min(v)), 3)} for lane, v in sorted(by_lane.items())},
+            'throughput_windows': throughput_windows(sorted(self.passages), duration),
+            'wrong_way': wrong_way,
+            'manoeuvres': dict(self.manoeuvres),
+        }

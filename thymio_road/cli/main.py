@@ -69,9 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
                           'reads both)')
     run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
     run.add_argument('--quiet', action='store_true', help='no progress (a bar on a terminal, else a line every 10 %% of the run)')
-    run.add_argument('--stall-time', type=arg_float(0, 1e7, low_open=True), default=60.0, metavar='SECONDS',
-                     help='a robot that moved less than 1 cm in this many simulated seconds is stalled; '
-                          'when every robot is, the network has stopped (default: 60)')
+    run.add_argument('--stall-time', type=arg_float(0, 1e7, low_open=True), default=120.0, metavar='SECONDS',
+                     help='a robot that moved less than 1 cm in this many simulated seconds is stalled (when '
+                          'every robot is, the network has stopped); one that did not advance 10 cm along the '
+                          'roads or leave an intersection is stuck (default: 120, analysis/stalls.STALL_TIME)')
     run.add_argument('--ros-distro', choices=('humble', 'jazzy'),
                      help="message definitions of the bag (default: the scenario's ros_distro, else jazzy)")
     run.set_defaults(func=cmd_run)
@@ -172,6 +173,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         message = end_warning(stalls, s['robots_count'])
         if message:
             print(message, file=sys.stderr)
+    from thymio_road.analysis.progress import report_lines
+    for line in report_lines(s.get('progress')):
+        print(line)
     print(f'outputs in {out}/: ' + ', '.join(
         p for p in ('bag/', 'summary.json', 'trajectories.png') if (out / p.rstrip('/')).exists()))
     return 130 if result.interrupted else 0

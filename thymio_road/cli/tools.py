@@ -29,8 +29,9 @@ def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersActio
                          help='hull gap under which two robots have a near miss (default 20)')
     analyze.add_argument('--contact-mm', type=arg_float(0, 1000), default=2.0,
                          help='hull gap at or under which two robots touch (default 2)')
-    analyze.add_argument('--stall-time', type=arg_float(0, 1e7, low_open=True), default=60.0, metavar='SECONDS',
-                         help='a robot that moved less than 1 cm in this many seconds is stalled (default 60)')
+    analyze.add_argument('--stall-time', type=arg_float(0, 1e7, low_open=True), default=120.0, metavar='SECONDS',
+                         help='a robot that moved less than 1 cm in this many seconds is stalled, one that did '
+                              'not advance along the roads is stuck (default 120, as thymio-road run)')
     analyze.set_defaults(func=cmd_analyze)
 
     render = sub.add_parser('render', help='draw a recorded run over the map: PNG frame, GIF or MP4',
@@ -102,18 +103,33 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         print(f'error: {exc}', file=sys.stderr)
         return 2
     rec = result.recording
-    print(f'{rec["path"]}: {rec["duration_s"]:.1f} s, {len(rec["robots"])} robots; map: {result.map["source"]}')
+    robots, lights = len(rec['robots']), len(rec.get('traffic_lights', []))
+    print(f'{rec["path"]}: {rec["duration_s"]:.1f} s, {robots} robot{"" if robots == 1 else "s"}'
+          + (f' and {lights} traffic light{"" if lights == 1 else "s"}' if lights else '')
+          + f'; map: {result.map["source"]}')
     for row in result.robots:
         if row.get('traffic_light'):
-            print(f'  {row["robot"]}: traffic light')
             continue
         parts = [f'{row["distance_m"]:.2f} m' if row.get('distance_m') is not None else 'no distance']
-        for key, label in (('road_losses', 'road losses'), ('collisions', 'collisions'),
-                           ('near_misses', 'near misses'), ('barcode_reads', 'barcode reads'),
+        if row.get('on_road_fraction') is not None:
+            parts.append(f'on road {100 * row["on_road_fraction"]:.1f} %')
+        for key, label in (('road_losses', 'road losses'), ('contacts', 'contacts'),
+                           ('near_misses', 'near misses'), ('passages', 'passages'), ('barcode_reads', 'barcode reads'),
                            ('barcode_errors', 'barcode errors'), ('ir_received', 'IR received')):
             if row.get(key) is not None:
                 parts.append(f'{label} {row[key]}')
         print(f'  {row["robot"]}: ' + ', '.join(parts))
+    if lights:
+        print(f'  traffic lights: {", ".join(rec["traffic_lights"])}')
+    if result.passages:
+        p = result.passages
+        checked = p.get('checked')
+        print(f"passages: {p['passages']} ({p['throughput_per_robot_minute']} per robot-minute)"
+              + (f"; {checked['ok']} of {checked['passages']} ended on the chosen branch" if checked else ''))
+    if result.wrong_way:
+        w = result.wrong_way
+        print(f"wrong-way drives: {w['episodes']}" + (f" ({w['distance_m']:.2f} m; {', '.join(w['robots'])})"
+                                                      if w['episodes'] else ''))
     stalls = result.stalls
     if stalls and stalls['stall_count']:
         stopped = f"; the network stopped at {stalls['gridlock_at_s']:.0f} s" if stalls['gridlock'] else ''
@@ -131,6 +147,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         message = end_warning(stalls, len([r for r in result.robots if not r.get('traffic_light')]))
         if message:
             print(message, file=sys.stderr)
+    from thymio_road.analysis.progress import report_lines
+    for line in report_lines(result.progress):
+        print(line)
     for problem in rec['problems'] + result.map['notes']:
         print(f'warning: {problem}', file=sys.stderr)
     for metric, why in result.not_computed.items():

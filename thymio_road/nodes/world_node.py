@@ -27,6 +27,9 @@ from thymio_road.sim.layout import BARCODE_OUT, GROUND_OUT, PAIR, POSE_WIDTH, PR
 from thymio_road.scenario import robot_specs, world_params
 from thymio_road.sim.world import World, WorldParams
 
+#: Published poses further apart than this (ns) are a gap, not motion (as analysis/metrics.path_length).
+TRUTH_GAP_NS = 1_000_000_000
+
 MARKER_PERIOD_TICKS = 10
 #: The proximity Range's cone and its range for every raw value (rm.prox_distance's, computed once).
 _PROX_FOV = float(2 * rm.PROX_RAY_ANGLES[2])
@@ -97,6 +100,13 @@ class WorldNode:
         #: ... and per robot, True while none of its Range, odom, ground_truth (other than by
         #: truth_direct) and /tf messages has a reader: they are not even looked at.
         self.quiet: list[bool] = [False] * len(self.names)
+        #: Per robot, the last two ground truths it published, each (stamp ns, x, y, yaw) or None,
+        #: published or not (fast path): what the embedded run's probes measure, as a bag would give
+        #: them to `thymio-road analyze` (analysis/sampling.py).
+        self.truth_log: list[tuple[Any, Any]] = [(None, None)] * len(self.names)
+        #: ... and the distance between them, summed (m): the path as the published poses draw it.
+        self.truth_distance = [0.0] * len(self.names)
+        self._stamp_ns = 0
         #: Per tick of the event period: the robots whose event it is (an array for the world, a list).
         self._due = [(due, due.tolist()) for due in (self.world.due(k) for k in range(self.world.slots))]
         self._slots = self.world.slots
@@ -164,6 +174,7 @@ class WorldNode:
             return
         self.tick += 1
         t = self.tick * self.dt  # self.now, without the property call (once per tick)
+        self._stamp_ns = int(round(t * 1e9))   # msgs.stamp(t)'s
         if self.clock_pub.get_subscription_count():
             self.clock_pub.publish(msgs.Clock(clock=msgs.stamp(t)))
         due, due_list = self._due[self.tick % self._slots]
@@ -182,6 +193,11 @@ class WorldNode:
         states[row] (pose, odometry pose, wheel speeds)."""
         if barcode != self.on_barcode[i]:
             self._barcode_truth(i, t, barcode)
+        last = self.truth_log[i][1]
+        pose = (self._stamp_ns, *states[row, STATE_POSE:STATE_POSE + POSE_WIDTH].tolist())
+        if last is not None and pose[0] - last[0] <= TRUTH_GAP_NS:
+            self.truth_distance[i] += math.hypot(pose[1] - last[1], pose[2] - last[2])
+        self.truth_log[i] = (last, pose)
         direct = self.direct[i]
         pubs = self.pubs[i]
         if direct is not None:  # the embedded runtime: the messages' values, without the messages

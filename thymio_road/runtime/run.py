@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from thymio_road.analysis.metrics import road_keeping_figures
 from thymio_road.nodes import msgs
 from thymio_road.sim import robot_model as rm
 from thymio_road.nodes.controller_node import ControllerNode
@@ -29,6 +30,7 @@ from thymio_road.runtime.interrupt import StopRequest
 from thymio_road.runtime.node import EmbeddedNode
 from thymio_road.runtime.progress import progress_reporter
 from thymio_road.runtime.recorder import COMPRESSIONS, PROFILES, BagRecorder
+from thymio_road.runtime.contact_probe import ContactProbe
 from thymio_road.runtime.stall_probe import STALL_TIME, StallProbe
 from thymio_road.scenario import Scenario, laps, node_specs
 
@@ -235,6 +237,7 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
     wall = 0.0
     graph = None
     probe = None
+    contacts: ContactProbe | None = None
     stalls: StallProbe | None = None
     bar = None
     try:
@@ -243,13 +246,17 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
                 graph = Graph(scenario, recorder)
                 stop.started = True
                 log = TrajectoryLog(graph)
-                if len(scenario.robots) > 1 and scenario.road_map.intersections:
+                if len(graph.world_node.world.specs) > 1:
+                    # Hull contacts between Thymios, traffic lights included (analysis/contacts.py).
+                    contacts = ContactProbe(graph)
+                if contacts is not None and len(scenario.robots) > 1 and scenario.road_map.intersections:
                     # Traffic measures (docs/traffic.md): throughput, contacts, merge conflicts.
                     from thymio_road.runtime.traffic_probe import TrafficProbe
-                    probe = TrafficProbe(graph)
+                    probe = TrafficProbe(graph, contacts)
                 bar = progress_reporter(scenario.duration, progress)
-                # Stalls and gridlock (analysis/stalls.py): summary.json, and a warning as it happens.
-                stalls = StallProbe(graph, stall_time, _console(bar))
+                # Stalls and gridlock (analysis/stalls.py), stuck and confined robots
+                # (analysis/progress.py): summary.json, and warnings as they happen.
+                stalls = StallProbe(graph, stall_time, _console(bar), _console(bar))
                 wall0 = time.perf_counter()
                 try:
                     graph.run(scenario.duration, bar.update_to if bar else None, stop.check)
@@ -267,10 +274,11 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
             recorder.close()
     if graph is None:
         raise KeyboardInterrupt
-    summary = _summary(scenario, graph, wall, interrupted, recorder)
+    summary = _summary(scenario, graph, wall, interrupted, recorder, contacts)
     if probe is not None:
         summary['traffic'] = probe.summary()
     summary['stalls'] = stalls.summary() if stalls is not None else None
+    summary['progress'] = stalls.progress_summary() if stalls is not None else None
     (out / 'summary.json').write_text(json.dumps(summary, indent=2) + '\n')
     if picture:
         from thymio_road.analysis.figures import plot_trajectories, run_title
@@ -281,20 +289,26 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
 
 
 def _summary(scenario: Scenario, graph: Graph, wall: float, interrupted: bool,
-             recorder: BagRecorder | None) -> dict:
+             recorder: BagRecorder | None, contacts: ContactProbe | None = None) -> dict:
     world = graph.world_node.world
     simulated = graph.executor.now_ns / 1e9
+    touching = contacts.detector.per_body() if contacts is not None else {}
     robots = []
-    for row in world.summary():
-        if row['static']:
+    for i, spec in enumerate(world.specs):
+        if spec.static:
             continue
-        name = row.pop('robot')
-        row.pop('static')
-        lap_count = laps(scenario, row['distance_m'])
-        row['laps'] = None if lap_count is None else round(lap_count, 3)
-        row['on_road_fraction'] = round(row['time_on_road_s'] / row['time_s'], 4) if row['time_s'] else None
-        row['final_state'] = graph.controller(name).core.state.name
-        robots.append({'robot': name, **row})
+        # the path of the published ground truth, as analysis/metrics.path_length measures a bag's
+        distance = round(graph.world_node.truth_distance[i], 4)
+        lap_count = laps(scenario, distance)
+        robots.append({
+            'robot': spec.name, 'distance_m': distance,
+            # the world's own road truth, as analysis/metrics.road_keeping_figures reports a bag's
+            **road_keeping_figures(float(world.time_sensed[i]), float(world.time_on_road[i]),
+                                   int(world.road_losses[i])),
+            # contact episodes the robot took part in (analysis/contacts.py), as `analyze` counts them
+            'contacts': touching.get(spec.name, {}).get('contacts', 0),
+            'laps': None if lap_count is None else round(lap_count, 3),
+            'final_state': graph.controller(spec.name).core.state.name})
     return {
         'scenario': scenario.name,
         'scenario_file': str(scenario.source),

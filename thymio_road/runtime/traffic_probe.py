@@ -1,89 +1,66 @@
 """The traffic measures (:mod:`thymio_road.analysis.traffic`) taken live during an embedded run,
-for ``summary.json``'s traffic block."""
+for ``summary.json``'s traffic block: the contact probe's samples, the controllers' events, and
+wrong-way driving on the poses of every second (the same samples `thymio-road analyze` takes)."""
 from __future__ import annotations
 
 import json
 from typing import Any
 
+import numpy as np
+
+from thymio_road.analysis.sampling import HELD_PERIOD_NS, seconds
 from thymio_road.analysis.stalls import Places
+from thymio_road.analysis.traffic import TrafficMeasures
 from thymio_road.analysis.wrong_way import WrongWayMonitor
-from thymio_road.analysis.traffic import (SAMPLE_PERIOD, ContactMonitor, CrossroadMonitor, MergeMonitor, stop_distance,
-                                          crossroad_centres, crossroad_zones, hold_times, merge_zones,
-                                          summarise, throughput_windows)
 from thymio_road.nodes import msgs
+from thymio_road.runtime.contact_probe import ContactProbe
 from thymio_road.runtime.node import EmbeddedNode
-
-
-#: Wrong-way driving is judged on poses 1 s apart: a lane's length, not its wobble.
-WRONG_WAY_PERIOD = 1.0
+from thymio_road.runtime.truth_sampler import TruthSampler
 
 
 class TrafficProbe:
-    """The measures during an embedded run: poses every 0.1 s, the controllers' events."""
+    """The measures during an embedded run."""
 
-    def __init__(self, graph: Any) -> None:
-        self.world = graph.world_node.world
-        self.road_map = graph.scenario.road_map
-        self.names = [s.name for s in self.world.specs]
-        self.movers = [i for i, s in enumerate(self.world.specs) if not s.static]
-        self.monitor = MergeMonitor(merge_zones(self.road_map))
-        self.crossroads = CrossroadMonitor(crossroad_zones(self.road_map))
-        self.centres = crossroad_centres(self.road_map)
-        places = Places(self.road_map)
-        self.contact_monitor = ContactMonitor(places.describe)
-        self.wrong_way = WrongWayMonitor(self.road_map, places.describe)
-        self.passage_times: list[float] = []
-        #: Improved rules and recovery at work: how often robots yielded, made way, turned back.
-        self.manoeuvres = {'yield': 0, 'make_way': 0, 'wrong_way': 0}
-        self._contacts = self.world.contacts.copy()
-        self.passages = 0
-        self.stops: list[dict] = []
-        self.light_events: dict[str, list[dict]] = {}
-        self.duration = 0.0
+    def __init__(self, graph: Any, contacts: ContactProbe) -> None:
+        self.graph = graph
+        world = graph.world_node.world
+        self.names = [s.name for s in world.specs]
+        self.movers = [i for i, s in enumerate(world.specs) if not s.static]
+        self.robots = [self.names[i] for i in self.movers]
+        self.sampler = TruthSampler(graph.world_node)
+        self.contacts = contacts
+        self.measures = TrafficMeasures(graph.scenario.road_map, self.robots)
+        self.wrong_way = WrongWayMonitor(graph.scenario.road_map, Places(graph.scenario.road_map).describe)
         self.node = EmbeddedNode(graph.executor, 'traffic_probe', '/', {}, {})
         for i in self.movers:
             self.node.create_subscription(msgs.String, f'/{self.names[i]}/controller/events',
                                           lambda msg, i=i: self._on_event(i, msg), msgs.qos(100))
-        graph.executor.add_timer(int(SAMPLE_PERIOD * 1e9), self._sample)
-        graph.executor.add_timer(int(WRONG_WAY_PERIOD * 1e9), self._sample_wrong_way)
+        contacts.listeners.append(self._sample)
+        graph.executor.add_timer(HELD_PERIOD_NS, self._sample_wrong_way)
+
+    @property
+    def passages(self) -> int:
+        return len(self.measures.passages)
+
+    @property
+    def monitor(self) -> Any:
+        """The merge conflicts' monitor."""
+        return self.measures.merge
+
+    def _sample(self, t: float, poses: np.ndarray) -> None:
+        self.measures.sample(t, poses[self.movers, :2])
 
     def _sample_wrong_way(self) -> None:
-        self.wrong_way.update(self.world.time, [self.names[i] for i in self.movers], self.world.poses[self.movers])
-
-    def _sample(self) -> None:
-        t = self.world.time
-        self.duration = t
-        poses = self.world.poses[self.movers, :2]
-        names = [self.names[i] for i in self.movers]
-        self.monitor.update(t, names, poses)
-        self.crossroads.update(t, names, poses)
-        touched = self.world.contacts != self._contacts
-        if touched.any():
-            self._contacts = self.world.contacts.copy()
-            self.contact_monitor.update(t, self.names, self.world.poses[:, :2], touched)
+        t = float(seconds(self.graph.executor.now_ns))
+        self.wrong_way.update(t, self.robots, self.sampler.held(self.movers))
 
     def _on_event(self, i: int, msg: Any) -> None:
-        event = json.loads(msg.data)
-        kind = event.get('kind')
-        if kind in self.manoeuvres:
-            self.manoeuvres[kind] += 1
-        if kind == 'left':
-            self.passages += 1
-            self.passage_times.append(self.world.time)
-        if kind == 'light':
-            self.light_events.setdefault(self.names[i], []).append(event)
-        if kind == 'light' and event.get('command') == 'stop':
-            x, y = self.world.poses[i, :2]
-            d = stop_distance(event.get('lane'), (x, y), self.monitor.zones, self.centres)
-            self.stops.append({'robot': self.names[i], 't': event.get('t'), 'lane': event.get('lane'),
-                               'distance_m': None if d is None else round(d, 3)})
+        # The world has published this tick's poses before the controllers speak: the last one
+        # is the pose at the event, as analysis/sampling.at_or_before finds it in a bag.
+        pose = self.sampler.held([i])[0]
+        xy = None if np.isnan(pose[0]) else (float(pose[0]), float(pose[1]))
+        self.measures.event(self.names[i], json.loads(msg.data), xy)
 
     def summary(self) -> dict:
-        contacts = int(self.world.contacts.sum()) // 2
-        out = summarise(self.passages, len(self.movers), self.duration, self.monitor, contacts, self.stops,
-                        hold_times(self.light_events, self.duration), self.crossroads, self.contact_monitor)
-        out['throughput_windows'] = throughput_windows(self.passage_times, self.duration)
-        out['wrong_way'] = self.wrong_way.summary()
-        out['manoeuvres'] = {'yields': self.manoeuvres['yield'], 'made_way': self.manoeuvres['make_way'],
-                             'turned_back': self.manoeuvres['wrong_way']}
-        return out
+        duration = self.graph.executor.now_ns / 1e9
+        return self.measures.summary(duration, self.contacts.detector.summary(), self.wrong_way.summary())
