@@ -33,7 +33,7 @@ ROBOT_COLUMNS = [
     ('robot', 'robot'), ('distance_m', 'distance (m)'), ('time_on_road_s', 'on road (s)'),
     ('on_road_fraction', 'on road'), ('road_losses', 'road losses'),
     ('final_state', 'final state'), ('state_changes', 'state changes'),
-    ('collisions', 'collisions'), ('near_misses', 'near misses'),
+    ('contacts', 'contacts'), ('near_misses', 'near misses'), ('passages', 'passages'),
     ('laps_timed', 'laps timed'), ('mean_lap_time_s', 'mean lap (s)'),
     ('barcode_reads', 'barcode reads'), ('barcode_errors', 'barcode errors'),
     ('decisions', 'decisions'), ('waits_at_lights', 'waits at lights'),
@@ -351,13 +351,76 @@ def _stalls_html(analysis: Analysis, files: dict[str, Path]) -> str:
     return f'<h2>Stalls</h2>{head}{figure}{table}'
 
 
+def _progress_html(analysis: Analysis) -> str:
+    """Stuck and confined robots (analysis/progress.py), as summary.json's progress block."""
+    p = analysis.progress
+    if not p:
+        return ''
+    if p['stuck_count'] or p['confined_count']:
+        head = (f'<div class="problem"><b>{p["stuck_count"]} stuck</b> (no progress along the roads for '
+                f'{p["stall_time_s"]:g} s: {_e(p["stuck_robots"])}), <b>{p["confined_count"]} confined</b> '
+                f'to an intersection ({CONFINED_TEXT.format(laps=p["confine_laps"])}).</div>')
+    else:
+        head = (f'<p>Every robot advanced along the roads ({p["advance_m"] * 100:g} cm, or an intersection '
+                f'left) at least every {p["stall_time_s"]:g} s; none was confined to an intersection.</p>')
+    parts = [f'<h2>Progress</h2>{head}']
+    if p['stuck']:
+        parts.append('<h3>Stuck</h3>' + _table(p['stuck'], [
+            ('robot', 'robot'), ('since_s', 'since (s)'), ('until_s', 'until (s)'), ('where', 'where'),
+            ('held_by', 'held by'), ('state', 'state'), ('confined_in', 'confined in')]))
+    if p['confined']:
+        parts.append('<h3>Confined</h3>' + _table(p['confined'], [
+            ('robot', 'robot'), ('intersection', 'intersection'), ('kind', 'kind'), ('since_s', 'since (s)'),
+            ('flagged_s', 'flagged (s)'), ('until_s', 'until (s)'), ('laps', 'laps')]))
+    return ''.join(parts)
+
+
+#: What makes a robot confined, for the page.
+CONFINED_TEXT = '{laps:g} laps of its ring or circle without leaving it'
+
+
+def _traffic_html(analysis: Analysis) -> str:
+    """Passages, wrong-way drives and the traffic block (what summary.json's says for the run)."""
+    parts = []
+    p = analysis.passages
+    if p:
+        windows = p.get('throughput_windows')
+        text = (f'<p>{p["passages"]} intersection passages (the controllers\' <code>left</code> events), '
+                f'{_e(p["throughput_per_robot_minute"])} per robot-minute'
+                + (f'; {windows["first"]} in the first {windows["window_s"]:g} s, {windows["last"]} in the last'
+                   if windows else '') + '.')
+        checked = p.get('checked')
+        if checked:
+            text += (f' {checked["ok"]} of {checked["passages"]} decisions checked against ground truth ended '
+                     f'on the chosen branch ({checked["unmatched_decisions"]} could not be matched).')
+        parts.append(f'<h2>Passages</h2>{text}</p>')
+        if checked and checked['failures']:
+            parts.append('<h3>Passages that did not end on the chosen branch</h3>' + _table(checked['failures']))
+    w = analysis.wrong_way
+    if w:
+        parts.append(f'<h2>Wrong-way drives</h2><p>{w["episodes"]} ({w["distance_m"]:g} m).</p>'
+                     + (_table(w['list']) if w['list'] else ''))
+    t = analysis.traffic
+    if t:
+        rows = [{'measure': k, 'value': v} for k, v in t.items()
+                if k not in ('contact_episodes', 'merge_conflicts', 'crossroad_conflicts', 'wrong_way')]
+        parts.append('<h2>Traffic</h2><p>The block <code>summary.json</code> has as <code>traffic</code>.</p>'
+                     + _table(rows))
+        for key, title in (('contact_episodes', 'Contact episodes'), ('merge_conflicts', 'Merge conflicts'),
+                           ('crossroad_conflicts', 'Crossroad conflicts')):
+            if t.get(key):
+                parts.append(f'<h3>{title}</h3>' + _table(t[key]))
+    return ''.join(parts)
+
+
 def _html(analysis: Analysis, files: dict[str, Path]) -> str:
     rec, mp = analysis.recording, analysis.map
     parts = [f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>Run report: '
              f'{html.escape(Path(rec["path"]).name)}</title><style>{_STYLE}</style></head><body>',
              f'<h1>Run report</h1><p>Recording <code>{_e(rec["path"])}</code> ({_e(rec["storage"])}): '
-             f'{_e(rec["duration_s"])} s from {_e(rec["start_s"])} s, {len(rec["robots"])} robots, '
-             f'{_e(rec["topics"])} topics, {_e(rec["messages"])} messages.<br>'
+             f'{_e(rec["duration_s"])} s from {_e(rec["start_s"])} s, {len(rec["robots"])} robots'
+             + (f' and {len(rec["traffic_lights"])} traffic lights' if rec.get('traffic_lights') else '') +
+             f', {_e(rec["topics"])} topics, {_e(rec["messages"])} messages.<br>'
              f'Map: {_e(mp["source"])}.</p>']
     if rec['problems'] or mp['notes']:
         items = ''.join(f'<li>{_e(p)}</li>' for p in [*rec['problems'], *mp['notes']])
@@ -365,7 +428,11 @@ def _html(analysis: Analysis, files: dict[str, Path]) -> str:
     if analysis.not_computed:
         items = ''.join(f'<li><b>{_e(k)}</b>: {_e(v)}</li>' for k, v in analysis.not_computed.items())
         parts.append(f'<div class="missing"><b>Not computed</b><ul>{items}</ul></div>')
-    parts.append('<h2>Per robot</h2>' + _table(analysis.robots, ROBOT_COLUMNS))
+    parts.append('<h2>Per robot</h2>' + _table([r for r in analysis.robots if not r.get('traffic_light')],
+                                                  ROBOT_COLUMNS))
+    if rec.get('traffic_lights'):
+        parts.append(f'<p>Traffic lights (Thymios that never move; their hulls count in contacts): '
+                     f'{_e(rec["traffic_lights"])}.</p>')
     states = sorted({s for r in analysis.robots for s in r.get('time_per_state_s', {})})
     if states:
         rows = [{'robot': r['robot'], **r.get('time_per_state_s', {})} for r in analysis.robots
@@ -377,6 +444,8 @@ def _html(analysis: Analysis, files: dict[str, Path]) -> str:
         if name in files:
             parts.append(f'<h2>{title}</h2><img src="{name}" alt="{title}">')
     parts.append(_stalls_html(analysis, files))
+    parts.append(_progress_html(analysis))
+    parts.append(_traffic_html(analysis))
     absent = []
     if not analysis.episodes:
         absent.append('no collisions or near misses, so no contact timeline')
