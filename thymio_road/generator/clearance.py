@@ -1,0 +1,121 @@
+"""Room between the roads of a candidate map, checked before the loader (which only refuses
+roads whose bands touch): robots are 11 cm wide and see 14 cm ahead, so roads that the
+generator did not design side by side must keep well apart.
+
+Each road is sampled every 2 cm. Near its ends a road meets its hub's ports, where the hub's own
+lanes are close by design, so the first and last 35 cm are not checked. Roads drawn together (a
+group: an edge's two ways, a loop pair, a branching's two loops) are designed to their spacing and
+are only held to the road-to-road minimum; roads of different groups keep 30 cm, and 20 cm from a
+hub's own roads (a crossroad's lanes, a ring). Location sidings count as part of their road, and
+a location's light must stand 25 cm from every road but its own.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from thymio_road.generator.paths import Path
+from thymio_road.generator.plan import MapPlan
+from thymio_road.map.intersections import SIDING_OFFSET
+
+STEP = 0.02
+END_FREE = 0.35
+#: Least distance between centre lines (m): other groups, a hub's own roads, one group's roads,
+#: one road with itself (parts more than SELF_APART of road apart; a crossroad's lanes are 21.6 cm
+#: apart, and a balloon leaves and enters by them), a light and any road.
+BETWEEN_GROUPS, FROM_HUBS, WITHIN_GROUP, LIGHT = 0.30, 0.20, 0.18, 0.25
+SELF_APART = 1.0
+#: A location's siding (intersections.location): it leaves the road and rejoins it 93.8 cm later.
+SIDING_LENGTH = 0.938
+
+
+@dataclass
+class Points:
+    xy: np.ndarray
+    s: np.ndarray
+    road: np.ndarray
+    group: np.ndarray
+    checked: np.ndarray
+    hub: np.ndarray
+
+
+class Crowded(ValueError):
+    """Two roads (or a light and a road) of a candidate map are too close."""
+
+
+def points(plan: MapPlan) -> tuple[Points, list[str]]:
+    """Samples of every road of the plan (generated ones and the hubs'), with sidings."""
+    xy, s, road, group, checked, hub = [], [], [], [], [], []
+    names: list[str] = []
+
+    def add(path: Path, name: str, grp: int, is_hub: bool, free_ends: bool, offset: float = 0.0,
+            span: tuple[float, float] | None = None) -> None:
+        # A siding is sampled as part of its road (same index, its road's arc lengths).
+        k = names.index(name) if name in names else len(names)
+        if k == len(names):
+            names.append(name)
+        lo, hi = span or (0.0, path.length)
+        n = max(2, int(math.ceil((hi - lo) / STEP)) + 1)
+        for t in np.linspace(lo, hi, n):
+            x, y, h = path.pose_at(float(t))
+            xy.append((x + offset * math.sin(h), y - offset * math.cos(h)))
+            s.append(t)
+            road.append(k)
+            group.append(grp)
+            hub.append(is_hub)
+            checked.append(not free_ends or END_FREE <= t <= path.length - END_FREE)
+
+    groups = {g: i for i, g in enumerate(sorted({r.group for r in plan.roads} | {h.id for h in plan.hubs}))}
+    for h in plan.hubs:
+        for r in h._built.roads:
+            start = (r['start'][0], r['start'][1], math.radians(r['start'][2]))
+            add(Path(start, list(r['pieces'])), r['id'], groups[h.id], True, False)
+    for r in plan.roads:
+        add(r.path, r.id, groups[r.group], False, True)
+    for loc in plan.locations:
+        host = plan.road(loc.road)
+        add(host.path, host.id, groups[host.group], False, False, SIDING_OFFSET, (loc.at, loc.at + SIDING_LENGTH))
+    return Points(np.array(xy), np.array(s), np.array(road), np.array(group), np.array(checked),
+                  np.array(hub)), names
+
+
+def check(plan: MapPlan) -> None:
+    """Raise Crowded naming the two roads that come too close."""
+    pts, names = points(plan)
+    tree = cKDTree(pts.xy)
+    pairs = tree.query_pairs(BETWEEN_GROUPS, output_type='ndarray')
+    if not len(pairs):
+        return
+    i, j = pairs[:, 0], pairs[:, 1]
+    d = np.hypot(*(pts.xy[i] - pts.xy[j]).T)
+    hub_i, hub_j = pts.hub[i], pts.hub[j]
+    mine = ~hub_i & ~hub_j & pts.checked[i] & pts.checked[j]
+    same_road = pts.road[i] == pts.road[j]
+    same_group = pts.group[i] == pts.group[j]
+    # Against a hub's own roads (their spacing among themselves is the loader's design).
+    near_hub = (hub_i ^ hub_j) & np.where(hub_i, pts.checked[j], pts.checked[i]) & (d < FROM_HUBS)
+    bad = near_hub | (mine & ~same_group & (d < BETWEEN_GROUPS)) | \
+        (mine & same_group & ~same_road & (d < WITHIN_GROUP)) | \
+        (mine & same_road & (np.abs(pts.s[i] - pts.s[j]) > SELF_APART) & (d < WITHIN_GROUP))
+    if bad.any():
+        k = int(np.argmax(bad))
+        a, b = int(i[k]), int(j[k])
+        raise Crowded(f"roads '{names[pts.road[a]]}' and '{names[pts.road[b]]}' come {d[k] * 100:.0f} cm "
+                      f'apart near ({pts.xy[a][0]:.2f}, {pts.xy[a][1]:.2f}) m')
+
+
+def light_clear_of(pts: Points, names: list[str], road: str, pose: tuple[float, float, float]) -> bool:
+    """Whether a location's light stands 25 cm from every road but its own (and its siding)."""
+    mine = pts.road == names.index(road)
+    d = np.hypot(pts.xy[:, 0] - pose[0], pts.xy[:, 1] - pose[1])
+    return bool((d[~mine] >= LIGHT).all())
+
+
+def bounds(plan: MapPlan) -> tuple[float, float, float, float]:
+    """(xmin, ymin, xmax, ymax) of every road's centre line and siding."""
+    pts, _ = points(plan)
+    return (float(pts.xy[:, 0].min()), float(pts.xy[:, 1].min()), float(pts.xy[:, 0].max()),
+            float(pts.xy[:, 1].max()))
