@@ -3,7 +3,8 @@
 Each function takes arrays and returns numbers or small records, so it can be tested on
 hand-made data. The definitions follow the simulator's own ground truth where it has one
 (:mod:`thymio_road.sim.world`): a robot is on the road while its follow (left) ground sensor is over
-a printed road pixel, and a *road loss* is a stretch of at least 0.3 s off the road.
+a printed road pixel or an intersection's blind area, and a *road loss* is a stretch of at least
+0.3 s off the road.
 """
 from __future__ import annotations
 
@@ -17,15 +18,6 @@ from thymio_road.sim import robot_model as rm
 from thymio_road.sim.sensors import hulls_world
 from thymio_road.sim.world import ROAD_LOSS_TIME
 
-#: Hull gaps at or under this are a contact (robots are left 10 µm apart after a contact, and
-#: poses are interpolated between 10 Hz samples).
-CONTACT_GAP = 0.002
-#: Hull gaps under this, without contact, are a near miss.
-NEAR_MISS_GAP = 0.02
-#: Proximity episodes of one pair closer in time than this are one episode.
-EPISODE_MERGE = 0.5
-#: Time step of the common grid on which robots are compared with one another.
-PAIR_STEP = 0.05
 #: A robot is stopped under this ground-truth speed (m/s) ...
 STOP_SPEED = 0.005
 #: ... for at least this long.
@@ -159,24 +151,6 @@ def state_at(timeline: Sequence[tuple[float, float, str]], times: np.ndarray) ->
 
 # --- robots against one another ------------------------------------------------------------------
 
-def resample(t: np.ndarray, x: np.ndarray, y: np.ndarray, yaw: np.ndarray, grid: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Poses (m×3) at grid times by linear interpolation, and where they are valid."""
-    valid = (grid >= t[0]) & (grid <= t[-1]) if len(t) else np.zeros(len(grid), bool)
-    if len(t) < 2:
-        poses = np.zeros((len(grid), 3))
-        if len(t) == 1:
-            poses[:] = (x[0], y[0], yaw[0])
-            valid = np.abs(grid - t[0]) <= PAIR_STEP
-        return poses, valid
-    unwrapped = np.unwrap(yaw)
-    poses = np.column_stack([np.interp(grid, t, x), np.interp(grid, t, y),
-                             np.interp(grid, t, unwrapped)])
-    k = np.clip(np.searchsorted(t, grid), 1, len(t) - 1)
-    valid &= (t[k] - t[k - 1]) <= MAX_SAMPLE_GAP
-    return poses, valid
-
-
 def hull_gaps(pa: np.ndarray, pb: np.ndarray, block: int = 20000) -> np.ndarray:
     """Distance between the hulls of robots at poses pa and pb (m×3 each); 0 where they overlap."""
     out = np.empty(len(pa))
@@ -212,51 +186,6 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         separated = (pa.max(1) < pb.min(1)) | (pb.max(1) < pa.min(1))      # m×k
         overlapping &= ~separated.any(axis=1)
     return overlapping
-
-
-@dataclass
-class Episode:
-    """Two robots closer than the near-miss gap for a while; a collision if they touched."""
-
-    a: str
-    b: str
-    start: float
-    end: float
-    min_gap: float
-    kind: str  # 'collision' or 'near miss'
-
-
-def proximity_episodes(names: Sequence[str], poses: Sequence[np.ndarray], valid: Sequence[np.ndarray],
-                       grid: np.ndarray, contact: float = CONTACT_GAP,
-                       near: float = NEAR_MISS_GAP, merge: float = EPISODE_MERGE) -> list[Episode]:
-    """Collisions and near misses of every pair of robots on a common time grid."""
-    episodes: list[Episode] = []
-    n = len(names)
-    if n < 2 or len(grid) == 0:
-        return episodes
-    xy = np.stack([p[:, :2] for p in poses])                     # n×m×2
-    reach = (2 * rm.HULL_BOUND_RADIUS + near) ** 2
-    merge_steps = max(1, int(round(merge / (grid[1] - grid[0])))) if len(grid) > 1 else 1
-    for i in range(n - 1):
-        d = xy[i + 1:] - xy[i]
-        close = ((d * d).sum(-1) < reach) & valid[i] & np.stack(valid[i + 1:])
-        for jj in np.flatnonzero(close.any(axis=1)):
-            j = i + 1 + int(jj)
-            idx = np.flatnonzero(close[jj])
-            gaps = hull_gaps(poses[i][idx], poses[j][idx])
-            hit = gaps < near
-            if not hit.any():
-                continue
-            k, g = idx[hit], gaps[hit]
-            # split into episodes where consecutive grid indices are far apart in time
-            breaks = np.flatnonzero(np.diff(k) > merge_steps) + 1
-            for part_k, part_g in zip(np.split(k, breaks), np.split(g, breaks)):
-                low = float(part_g.min())
-                episodes.append(Episode(names[i], names[j], float(grid[part_k[0]]),
-                                        float(grid[part_k[-1]]), low,
-                                        'collision' if low <= contact else 'near miss'))
-    episodes.sort(key=lambda e: (e.start, e.a, e.b))
-    return episodes
 
 
 # --- where on the network ------------------------------------------------------------------------
