@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from thymio_road.control.controller import Action, Event, RoadController
+from thymio_road.control.controller import Action, ControllerParams, Event, RoadController
 from thymio_road.map.loader import load_map
 from thymio_road.control.navigation import Navigator, parse_mission
 from thymio_road.map.road_graph import RoadGraph
@@ -207,3 +207,19 @@ def test_end_to_end_twenty_random_destinations_on_the_final_map():
     mean = arrivals[-1]['t'] / len(arrivals)
     assert mean < 260, f'mean travel time per destination {mean:.1f} s'
     assert not any(e['mismatch'] for e in events if e['kind'] == 'node')
+
+
+def test_random_choices_on_a_ring_end_after_one_lap_with_the_improved_rules(graph):
+    """Issue #27: at 50 % per exit a robot stayed on final_traffic's R2 for four laps (15 robots
+    seed 13). With the improved rules, past one lap of the ring's marks it takes the next exit;
+    the report's robots keep choosing at random."""
+    for rules, expected in (('improved', 'exit'), ('report', None)):
+        c = RoadController(ControllerParams(traffic_rules=rules, seed=3, robot_id=1))
+        c.decide = lambda action, passed: 'continue'  # the unluckiest coin
+        nav = Navigator(graph, start_node='L1')
+        nav.attach(c)
+        feed(nav, *TO_R1)
+        lap = len(graph.approaches[nav.inside[0]].marks)
+        choices = [nav.decide(Action.ROUNDABOUT, k) for k in range(lap + 1)]
+        assert choices[:lap] == ['continue'] * lap
+        assert choices[lap] == (expected or 'continue')

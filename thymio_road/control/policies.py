@@ -27,6 +27,9 @@ class ReportPolicy:
     #: (else they are not asked: the step runs 10 times per robot and simulated second).
     watches_front_left = False
     has_modes = False
+    #: Random choices on a ring end after one lap (improved, with a map: control/navigation.py);
+    #: the report's robots choose at random at every exit, lap after lap.
+    one_lap = False
 
     def __init__(self, params) -> None:
         self.params = params
@@ -117,7 +120,7 @@ class ImprovedPolicy(ReportPolicy):
 
     # It talks, pauses a reading and waits at a trigger for a robot in front, watches the
     # front-left sensor while merging, and has modes of its own.
-    talks = pauses_reading = waits_at_trigger = watches_front_left = has_modes = True
+    talks = pauses_reading = waits_at_trigger = watches_front_left = has_modes = one_lap = True
 
     def __init__(self, params) -> None:
         super().__init__(params)
