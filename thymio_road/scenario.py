@@ -65,7 +65,11 @@ def config_dir() -> Path:
 
 
 def find_config(kind: str, name_or_path: str | os.PathLike) -> Path:
-    """A scenario or map by path, or by name in config/<kind>/ (with or without .yaml)."""
+    """A scenario or map by path, or by name in config/<kind>/ (with or without .yaml), or a
+    generated one by name (`generated:N[:SIZE]`: generator/names.py)."""
+    if isinstance(name_or_path, str) and name_or_path.startswith('generated:'):
+        from thymio_road.generator.names import resolve
+        return resolve(kind, name_or_path)
     path = Path(name_or_path)
     if path.suffix in ('.yaml', '.yml') or path.exists():
         return path
@@ -525,6 +529,20 @@ def _place(road: Any, start: float, count: int, spans: list) -> list[float] | No
         else:
             return [s % length for s in placed] if road.closed else placed
     return None
+
+
+def road_capacity(road_map: RoadMap, road_id: str, start: float = 0.0, most: int = MAX_ROBOTS) -> int:
+    """How many robots a scenario may start on `road_id` from `start` (the placement of `robots:`:
+    MIN_SPACING apart, off barcodes and intersections), up to `most`."""
+    road, spans = road_map.road(road_id), starts.forbidden(road_map, road_id)
+    low, high = 0, most
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _place(road, start, mid, spans) is not None:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def robot_specs(scenario: Scenario) -> list[RobotSpec]:

@@ -108,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     map_cmd = sub.add_parser('map', help='work with map files')
     map_sub = map_cmd.add_subparsers(metavar='ACTION')
     check = map_sub.add_parser('check', help='validate a map file (exit 0 if usable)')
-    check.add_argument('path', help='map file, or the name of a shipped map')
+    check.add_argument('path', help='map file, the name of a shipped map, or generated:N[:SIZE]')
     check.set_defaults(func=cmd_map_check)
 
     # Commands that live with their subject; each module exposes register(subparsers).
@@ -122,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     from thymio_road.cli import ros_graph; ros_graph.register(sub)
     from thymio_road.cli import bag as cli_bag; cli_bag.register(sub, map_sub)
     from thymio_road.cli import traffic as cli_traffic; cli_traffic.register(sub)
+    from thymio_road.cli import generate as cli_generate; cli_generate.register(map_sub)
     # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser
 

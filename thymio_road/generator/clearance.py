@@ -48,43 +48,44 @@ class Crowded(ValueError):
 
 def points(plan: MapPlan) -> tuple[Points, list[str]]:
     """Samples of every road of the plan (generated ones and the hubs'), with sidings."""
-    xy, s, road, group, checked, hub = [], [], [], [], [], []
+    parts: list[tuple[np.ndarray, int, int, bool, bool]] = []
     names: list[str] = []
-
-    def add(path: Path, name: str, grp: int, is_hub: bool, free_ends: bool, offset: float = 0.0,
-            span: tuple[float, float] | None = None) -> None:
-        # A siding is sampled as part of its road (same index, its road's arc lengths).
-        k = names.index(name) if name in names else len(names)
-        if k == len(names):
-            names.append(name)
-        lo, hi = span or (0.0, path.length)
-        n = max(2, int(math.ceil((hi - lo) / STEP)) + 1)
-        for t in np.linspace(lo, hi, n):
-            x, y, h = path.pose_at(float(t))
-            xy.append((x + offset * math.sin(h), y - offset * math.cos(h)))
-            s.append(t)
-            road.append(k)
-            group.append(grp)
-            hub.append(is_hub)
-            checked.append(not free_ends or END_FREE <= t <= path.length - END_FREE)
-
     groups = {g: i for i, g in enumerate(sorted({r.group for r in plan.roads} | {h.id for h in plan.hubs}))}
     for h in plan.hubs:
         for r in h._built.roads:
             start = (r['start'][0], r['start'][1], math.radians(r['start'][2]))
-            add(Path(start, list(r['pieces'])), r['id'], groups[h.id], True, False)
+            names.append(r['id'])
+            parts.append((Path(start, list(r['pieces'])).samples(STEP), len(names) - 1, groups[h.id], True, False))
+    index = {}
     for r in plan.roads:
-        add(r.path, r.id, groups[r.group], False, True)
+        names.append(r.id)
+        index[r.id] = len(names) - 1
+        rows = r.path.samples(STEP)
+        parts.append((rows, len(names) - 1, groups[r.group], False, True))
     for loc in plan.locations:
+        # A siding is sampled as part of its road (same index and arc lengths), 13 cm to its right.
         host = plan.road(loc.road)
-        add(host.path, host.id, groups[host.group], False, False, SIDING_OFFSET, (loc.at, loc.at + SIDING_LENGTH))
-    return Points(np.array(xy), np.array(s), np.array(road), np.array(group), np.array(checked),
-                  np.array(hub)), names
+        rows = host.path.samples(STEP)
+        rows = rows[(rows[:, 3] >= loc.at) & (rows[:, 3] <= loc.at + SIDING_LENGTH)].copy()
+        rows[:, 0] += SIDING_OFFSET * np.sin(rows[:, 2])
+        rows[:, 1] -= SIDING_OFFSET * np.cos(rows[:, 2])
+        parts.append((rows, index[host.id], groups[host.group], False, False))
+    xy = np.concatenate([p[0][:, :2] for p in parts])
+    s = np.concatenate([p[0][:, 3] for p in parts])
+    road = np.concatenate([np.full(len(p[0]), p[1]) for p in parts])
+    group = np.concatenate([np.full(len(p[0]), p[2]) for p in parts])
+    hub = np.concatenate([np.full(len(p[0]), p[3]) for p in parts])
+    length = {k: plan.road(names[k]).path.length for k in index.values()}
+    checked = np.concatenate([
+        (END_FREE <= p[0][:, 3]) & (p[0][:, 3] <= length[p[1]] - END_FREE) if p[4] else np.zeros(len(p[0]), bool)
+        for p in parts])
+    # Sidings are checked against other roads like their road (they are not at its ends).
+    sidings = np.concatenate([np.full(len(p[0]), not p[3] and not p[4]) for p in parts])
+    return Points(xy, s, road, group, checked | sidings, hub), names
 
 
-def check(plan: MapPlan) -> None:
+def check(pts: Points, names: list[str]) -> None:
     """Raise Crowded naming the two roads that come too close."""
-    pts, names = points(plan)
     tree = cKDTree(pts.xy)
     pairs = tree.query_pairs(BETWEEN_GROUPS, output_type='ndarray')
     if not len(pairs):
@@ -114,8 +115,7 @@ def light_clear_of(pts: Points, names: list[str], road: str, pose: tuple[float, 
     return bool((d[~mine] >= LIGHT).all())
 
 
-def bounds(plan: MapPlan) -> tuple[float, float, float, float]:
+def bounds(pts: Points) -> tuple[float, float, float, float]:
     """(xmin, ymin, xmax, ymax) of every road's centre line and siding."""
-    pts, _ = points(plan)
     return (float(pts.xy[:, 0].min()), float(pts.xy[:, 1].min()), float(pts.xy[:, 0].max()),
             float(pts.xy[:, 1].max()))

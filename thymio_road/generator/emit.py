@@ -35,12 +35,14 @@ def map_text(plan: MapPlan, name: str, size: tuple[float, float], header: list[s
     lines = [f'# {line}' if line else '#' for line in header]
     lines += [f'name: {name}', f'size: [{num(size[0])}, {num(size[1])}]', 'intersections:']
     # Roundabouts and crossroads first: light addressing numbers intersections in this order.
-    for hub in plan.hubs:
-        lines.append(f'  - {_flow(hub.element())}')
-    for b in plan.branchings:
-        lines.append(f"  - {_flow({'branching': {'id': b.id, 'road': b.road_a, 'at': b.at_a, 'to_road': b.road_b, 'to_at': b.at_b, 'gap': b.gap}})}")
-    for loc in plan.locations:
-        lines.append(f"  - {_flow({'location': {'id': loc.id, 'number': loc.number, 'road': loc.road, 'at': loc.at, 'light': loc.light}})}")
+    elements = [hub.element() for hub in plan.hubs]
+    elements += [{'branching': {'id': b.id, 'road': b.road_a, 'at': b.at_a, 'to_road': b.road_b, 'to_at': b.at_b,
+                                'gap': b.gap}} for b in plan.branchings]
+    elements += [{'location': {'id': loc.id, 'number': loc.number, 'road': loc.road, 'at': loc.at,
+                               'light': loc.light}} for loc in plan.locations]
+    for element in elements:
+        (kind, fields), = element.items()
+        lines.append(f'  - {kind}: {_flow(fields)}')
     lines.append('roads:')
     for road in plan.roads:
         lines += [f'  - id: {road.id}', f'    from: {road.origin}   # to {road.target_port}', '    pieces:']

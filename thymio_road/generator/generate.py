@@ -91,11 +91,12 @@ def _candidate(rng: random.Random, seed: int, size: str, rejected: list[str]) ->
     codes.announce(plan)
     _place_locations(plan)
     codes.speeds(plan, rng)
-    clearance.check(plan)
-    _lights(plan, rng)
+    pts, names = clearance.points(plan)
+    clearance.check(pts, names)
+    _lights(plan, rng, pts, names)
     if not any(h.kind == 'crossroad' for h in plan.hubs) and not any(loc.light for loc in plan.locations):
         raise topology.DrawError('no traffic-light place (no crossroad, no location with a light)')
-    plan, sheet = _on_sheet(plan)
+    plan, sheet = _on_sheet(plan, clearance.bounds(pts))
     limit = SIZES[size]
     if sheet[0] > limit[0] + 1e-9 or sheet[1] > limit[1] + 1e-9:
         raise topology.DrawError(f'the sheet would be {sheet[0]:g} × {sheet[1]:g} m, over {limit[0]:g} × {limit[1]:g}')
@@ -129,9 +130,8 @@ def _light_pose(road: RoadPlan, at: float) -> tuple[float, float, float]:
     return (x - LIGHT_LEFT * math.sin(h), y + LIGHT_LEFT * math.cos(h), h + LIGHT_TURN)
 
 
-def _lights(plan: MapPlan, rng: random.Random) -> None:
+def _lights(plan: MapPlan, rng: random.Random, pts: clearance.Points, names: list[str]) -> None:
     """A light at some locations: where it stands clear of other roads and of crossroad lights."""
-    pts, names = clearance.points(plan)
     crossroad_lights = [p for h in plan.hubs if h.kind == 'crossroad' for p in h.lights]
     free = []
     for loc in plan.locations:
@@ -144,9 +144,9 @@ def _lights(plan: MapPlan, rng: random.Random) -> None:
         plan.locations[free.index(True)].light = True
 
 
-def _on_sheet(plan: MapPlan) -> tuple[MapPlan, tuple[float, float]]:
+def _on_sheet(plan: MapPlan, box: tuple[float, float, float, float]) -> tuple[MapPlan, tuple[float, float]]:
     """The plan moved so that its roads and lights keep MARGIN from the sheet's edges (on the cm)."""
-    x0, y0, x1, y1 = clearance.bounds(plan)
+    x0, y0, x1, y1 = box
     lights = [p for h in plan.hubs if h.kind == 'crossroad' for p in h.lights] + \
         [_light_pose(plan.road(loc.road), loc.at) for loc in plan.locations if loc.light]
     for x, y, _ in lights:

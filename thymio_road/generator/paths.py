@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from thymio_road.map.dubins import dubins
 from thymio_road.map.geometry import Arc, Straight
 
@@ -145,8 +147,27 @@ class Path:
         return pose
 
     def sample(self, step: float = 0.01) -> list[Pose]:
-        n = max(2, int(math.ceil(self.length / step)) + 1)
-        return [self.pose_at(self.length * k / (n - 1)) for k in range(n)]
+        return [tuple(row[:3]) for row in self.samples(step)]
+
+    def samples(self, step: float = 0.01) -> np.ndarray:
+        """Rows (x, y, heading, arc length) along the road, at most `step` apart, both ends included."""
+        rows = []
+        pose, s0 = self.start, 0.0
+        for p in self.pieces:
+            n = piece_length(p)
+            t = np.linspace(0.0, n, max(1, int(math.ceil(n / step))) + 1)[:-1]
+            x, y, h = pose
+            if 'straight' in p:
+                xs, ys, hs = x + t * math.cos(h), y + t * math.sin(h), np.full_like(t, h)
+            else:
+                r, turn = p['arc']['radius'], math.copysign(1.0, p['arc']['angle_deg'])
+                cx, cy = x - turn * r * math.sin(h), y + turn * r * math.cos(h)
+                hs = h + turn * t / r
+                xs, ys = cx + turn * r * np.sin(hs), cy - turn * r * np.cos(hs)
+            rows.append(np.column_stack([xs, ys, hs, s0 + t]))
+            pose, s0 = advance(pose, p), s0 + n
+        rows.append(np.array([[pose[0], pose[1], pose[2], s0]]))
+        return np.concatenate(rows)
 
 
 def _straight_ahead(here: Pose, pose: Pose) -> float | None:

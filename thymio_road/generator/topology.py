@@ -236,11 +236,12 @@ def _locations(rng: random.Random, topo: Topology) -> None:
         mine = [k for k, c in enumerate(closures) if c.hub == cell and c.kind != 'pair']
         groups = {g: [k for k in mine if closures[k].sides[0] in g] for g in ('EW', 'NS')}
         unfed = {g: [k for k in groups[g] if not want[k]] for g in groups}
-        # The group whose arms the crossroad feeds itself; the other group's balloons need a location.
-        fed = sorted(fixed) or sorted((g for g in groups if unfed[g]), key=lambda g: (-len(unfed[g]), g))
-        if fed:
+        # One group of arms may be fed straight from the crossroad (a location may not fit where it
+        # is wished for); the other group's balloons need their location.
+        if fixed or (groups['EW'] and groups['NS']):
+            keep = next(iter(fixed)) if fixed else max(groups, key=lambda g: (len(unfed[g]), g))
             for g in groups:
-                if g != fed[0]:
+                if g != keep:
                     for k in groups[g]:
                         want[k] = must[k] = True
     if sum(want) > MAX_LOCATIONS:

@@ -1,0 +1,88 @@
+"""The scenarios that come with a generated map: traffic (the shipped `final_traffic`'s settings)
+and one robot for the passage check (the shipped `final`'s settings).
+
+The settings are copied from the shipped scenario files, not referred to with `extends:`, so a
+written scenario reads on its own and stays what it was (a folder that holds a file named like a
+shipped scenario would otherwise be taken for it). Robots start together on the road that holds
+the most of them (the scenario loader places robots on one road); when it holds fewer than asked,
+the scenario says so and places as many as fit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import yaml
+
+from thymio_road.map import starts
+from thymio_road.map.road_map import RoadMap
+
+#: Robots in a generated traffic scenario, as in final_traffic.
+TRAFFIC_ROBOTS = 10
+#: Robots start this far into their road, clear of the hub they leave.
+START = 0.2
+
+
+@dataclass(frozen=True)
+class Placement:
+    road: str
+    start: float
+    capacity: int
+
+
+def best_road(road_map: RoadMap) -> Placement:
+    """The road between intersections that holds the most robots (the first such, in file order)."""
+    from thymio_road.scenario import road_capacity
+    best = None
+    for road in road_map.roads:
+        if starts.owner(road_map, road.id) is not None or road.length <= START:
+            continue
+        capacity = road_capacity(road_map, road.id, START, most=64)
+        if best is None or capacity > best.capacity:
+            best = Placement(road.id, START, capacity)
+    if best is None:
+        raise ValueError(f'{road_map.source}: no road between intersections to start robots on')
+    return best
+
+
+def _shipped(name: str) -> dict:
+    from thymio_road.scenario import config_dir
+    return yaml.safe_load((config_dir() / 'scenarios' / f'{name}.yaml').read_text(encoding='utf-8'))
+
+
+def _dump(data: dict) -> str:
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
+
+
+def traffic_text(road_map: RoadMap, name: str, map_file: str, robots: int = TRAFFIC_ROBOTS) -> tuple[str, int]:
+    """The traffic scenario's text and the number of robots it places."""
+    base = _shipped('final_traffic')
+    place = best_road(road_map)
+    count = min(robots, place.capacity)
+    has_lights = any(i.extra.get('lights') for i in road_map.intersections)
+    header = [f'Traffic on the generated map {name} (docs/generated_maps.md): the settings of the shipped',
+              'final_traffic scenario (config/scenarios/final_traffic.yaml says why each is what it is):',
+              'lights at every light place of the map, IR, avoidance v2, the improved traffic rules.']
+    if count < robots:
+        header.append(f"Road {place.road} holds at most {place.capacity} robots {0.25:g} m apart off its "
+                      f'barcodes and intersections: {count} robots, not {robots}.')
+    data = {'name': name, 'map': map_file, 'duration': base['duration'], 'seed': base['seed'],
+            'controller': base['controller'],
+            'robots': {'count': count, 'road': place.road, 'start': place.start,
+                       'calibrate': base['robots'].get('calibrate', True)},
+            'ir': base['ir']}
+    if has_lights:
+        data['lights'] = base['lights']
+    return ''.join(f'# {line}\n' for line in header) + _dump(data), count
+
+
+def passages_text(road_map: RoadMap, name: str, map_file: str) -> str:
+    """One robot with random decisions (for `thymio-road passages` and the generator's tests)."""
+    base = _shipped('final')
+    place = best_road(road_map)
+    header = [f'One robot on the generated map {name}, with the settings of the shipped final scenario:',
+              'its intersection passages are checked against ground truth (thymio-road passages).']
+    data = {'name': f'{name}_passages', 'map': map_file, 'duration': base['duration'], 'seed': base['seed'],
+            'controller': base['controller'],
+            'robots': {'count': 1, 'road': place.road, 'start': place.start,
+                       'calibrate': base['robots'].get('calibrate', True)}}
+    return ''.join(f'# {line}\n' for line in header) + _dump(data)
