@@ -16,7 +16,7 @@ from thymio_road.generator.generate import SIZES, GeneratorError, generate_map
 from thymio_road.map.connectivity import components
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_graph import RoadGraph
-from thymio_road.scenario import ScenarioError, config_dir, find_config, load_scenario
+from thymio_road.scenario import ScenarioError, config_dir, find_config, load_scenario, road_capacity
 
 #: Development seeds (1-200; seeds from 1000 on are kept for the final evaluation).
 SAMPLE = tuple(range(1, 7))
@@ -55,7 +55,7 @@ def test_the_same_seed_gives_the_same_bytes():
     first, again, other = generate_map(17), generate_map(17), generate_map(18)
     assert first.text == again.text
     assert first.text != other.text
-    assert names.files(17).map.read_text() == first.text
+    assert names.files(17, 'small', config_dir(), road_capacity).map.read_text() == first.text
 
 
 def test_a_sample_of_seeds_gives_valid_strongly_connected_maps(tmp_path):
@@ -110,9 +110,9 @@ def test_names_resolve_wherever_a_shipped_name_does():
 def test_a_fresh_cache_is_filled_from_the_name_alone(tmp_path, monkeypatch):
     """What a sweep's worker process does: it gets only the name."""
     monkeypatch.setenv('THYMIO_ROAD_CACHE', str(tmp_path))
-    path = names.resolve('scenarios', 'generated:5')
+    path = names.resolve('scenarios', 'generated:5', config_dir(), road_capacity)
     assert path.is_relative_to(tmp_path) and path.is_file()
-    assert names.resolve('maps', 'generated:5').read_text() == generate_map(5).text
+    assert names.resolve('maps', 'generated:5', config_dir(), road_capacity).read_text() == generate_map(5).text
     assert load_scenario(str(path), robots=1).road_map.name == 'generated_5'
 
 

@@ -19,6 +19,7 @@ LAYERS = {
     'thymio_road.map': 0,
     'thymio_road.control': 1,
     'thymio_road.sim': 1,
+    'thymio_road.generator': 1,
     'thymio_road.real': 2,
     'swarm_comm': 2,
     'thymio_road.calibration': 3,

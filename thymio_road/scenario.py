@@ -69,7 +69,7 @@ def find_config(kind: str, name_or_path: str | os.PathLike) -> Path:
     generated one by name (`generated:N[:SIZE]`: generator/names.py)."""
     if isinstance(name_or_path, str) and name_or_path.startswith('generated:'):
         from thymio_road.generator.names import resolve
-        return resolve(kind, name_or_path)
+        return resolve(kind, name_or_path, config_dir(), road_capacity)
     path = Path(name_or_path)
     if path.suffix in ('.yaml', '.yml') or path.exists():
         return path

@@ -85,6 +85,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from thymio_road.cli.outputs import check_out_file
     from thymio_road.generator.generate import generate_map, map_name
     from thymio_road.generator.scenarios import TRAFFIC_ROBOTS, traffic_text
+    from thymio_road.scenario import config_dir, road_capacity
     name = map_name(args.seed, args.size)
     targets = None
     if args.out is not None:
@@ -103,7 +104,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
               ' (thymio-road run --scenario ..., map check ..., map export ...)', file=sys.stderr)
         return 0
     map_file, scenario_file = targets
-    scenario, count = traffic_text(m, name, map_file.name)
+    scenario, count = traffic_text(m, name, map_file.name, config_dir(), road_capacity)
     map_file.parent.mkdir(parents=True, exist_ok=True)
     map_file.write_text(made.text, encoding='utf-8')
     scenario_file.write_text(scenario, encoding='utf-8')

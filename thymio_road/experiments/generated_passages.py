@@ -97,8 +97,9 @@ def drive(scenario: Any, robot: str = 'thymio1') -> tuple[dict, Any]:
 def drive_map(job: Job) -> dict:
     """Run one generated map's passage scenario; plain data (it may run on a worker process)."""
     from thymio_road.generator.names import files
-    from thymio_road.scenario import load_scenario
-    scenario = load_scenario(str(files(job.seed, job.size).passages), duration=job.duration, seed=job.robot_seed)
+    from thymio_road.scenario import config_dir, load_scenario, road_capacity
+    path = files(job.seed, job.size, config_dir(), road_capacity).passages
+    scenario = load_scenario(str(path), duration=job.duration, seed=job.robot_seed)
     summary, score = drive(scenario)
     all_ways, done = ways(scenario.road_map), taken(scenario.road_map, score)
     by_kind: dict[str, list[int]] = {}

@@ -8,6 +8,9 @@ then renamed into place, so processes that generate the same name at once never 
 
 The folder is $THYMIO_ROAD_CACHE if set, else $XDG_CACHE_HOME/thymio_road (~/.cache/thymio_road),
 else the system's temporary folder when that one is not writable.
+
+The scenario layer, above this package, calls in (scenario.find_config) with what the scenarios
+need from it: the shipped config folder and its rule for how many robots a road holds.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from thymio_road.generator.generate import SIZES, GeneratorError, check_request, generate_map, map_name
+from thymio_road.generator.scenarios import Capacity, passages_text, traffic_text
 from thymio_road.map.validation import MAX_SEED
 
 PREFIX = 'generated:'
@@ -47,26 +51,26 @@ def parse(name: str) -> tuple[int, str]:
     return check_request(int(m.group(1)), m.group(2) or 'small')
 
 
-def resolve(kind: str, name: str) -> Path:
+def resolve(kind: str, name: str, config: Path, capacity: Capacity) -> Path:
     """The file for `name` in `kind` ('maps' or 'scenarios': the traffic scenario)."""
     seed, size = parse(name)
-    made = files(seed, size)
+    made = files(seed, size, config, capacity)
     return made.map if kind == 'maps' else made.traffic
 
 
-def files(seed: int, size: str = 'small') -> Files:
-    """The map, traffic and passage scenario files of generator seed `seed`, made if needed."""
+def files(seed: int, size: str, config: Path, capacity: Capacity) -> Files:
+    """The map, traffic and passage scenario files of generator seed `seed`, made if needed
+    (`config`: the shipped config folder; `capacity`: scenario.road_capacity)."""
     seed, size = check_request(seed, size)
-    folder = cache_folder()
+    folder = cache_folder(config)
     stem = map_name(seed, size)
     out = Files(folder / f'{stem}.yaml', folder / f'{stem}_traffic.yaml', folder / f'{stem}_passages.yaml')
     if all(p.is_file() for p in (out.map, out.traffic, out.passages)):
         return out
-    from thymio_road.generator.scenarios import passages_text, traffic_text
     made = generate_map(seed, size)
-    traffic, _ = traffic_text(made.road_map, stem, out.map.name)
-    for path, text in ((out.traffic, traffic), (out.passages, passages_text(made.road_map, stem, out.map.name)),
-                       (out.map, made.text)):
+    traffic, _ = traffic_text(made.road_map, stem, out.map.name, config, capacity)
+    passages = passages_text(made.road_map, stem, out.map.name, config, capacity)
+    for path, text in ((out.traffic, traffic), (out.passages, passages), (out.map, made.text)):
         _write(path, text)
     return out
 
@@ -83,10 +87,10 @@ def _write(path: Path, text: str) -> None:
         raise
 
 
-def cache_folder() -> Path:
+def cache_folder(config: Path) -> Path:
     """The folder of this code version's generated files (created)."""
     for base in _bases():
-        folder = base / 'generated' / version()
+        folder = base / 'generated' / version(config)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryFile(dir=folder):
@@ -104,14 +108,13 @@ def _bases() -> list[Path]:
     return [Path(xdg) / 'thymio_road', Path(tempfile.gettempdir()) / f'thymio_road-{os.getuid() if hasattr(os, "getuid") else "user"}']
 
 
-@lru_cache(maxsize=1)
-def version() -> str:
+@lru_cache(maxsize=4)
+def version(config: Path) -> str:
     """A digest of what generated files depend on: the generator, the map model and loader, and
     the shipped scenarios whose settings the generated ones copy."""
-    from thymio_road.scenario import config_dir
     here = Path(__file__).resolve().parent
     sources = sorted(here.glob('*.py')) + sorted((here.parent / 'map').glob('*.py')) + \
-        [config_dir() / 'scenarios' / 'final_traffic.yaml', config_dir() / 'scenarios' / 'final.yaml']
+        [config / 'scenarios' / 'final_traffic.yaml', config / 'scenarios' / 'final.yaml']
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.name.encode() + b'\0' + path.read_bytes())

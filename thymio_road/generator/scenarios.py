@@ -1,6 +1,9 @@
 """The scenarios that come with a generated map: traffic (the shipped `final_traffic`'s settings)
 and one robot for the passage check (the shipped `final`'s settings).
 
+The scenario layer sits above this package, so what comes from it is passed in: the shipped
+config folder and its rule for how many robots a road holds (scenario.road_capacity).
+
 The settings are copied from the shipped scenario files, not referred to with `extends:`, so a
 written scenario reads on its own and stays what it was (a folder that holds a file named like a
 shipped scenario would otherwise be taken for it). Robots start together on the road that holds
@@ -10,6 +13,8 @@ the scenario says so and places as many as fit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 import yaml
 
@@ -21,6 +26,9 @@ TRAFFIC_ROBOTS = 10
 #: Robots start this far into their road, clear of the hub they leave.
 START = 0.2
 
+#: How many robots a road holds from an arc length: (road_map, road_id, start, most) → count.
+Capacity = Callable[..., int]
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -29,34 +37,34 @@ class Placement:
     capacity: int
 
 
-def best_road(road_map: RoadMap) -> Placement:
+def best_road(road_map: RoadMap, capacity: Capacity) -> Placement:
     """The road between intersections that holds the most robots (the first such, in file order)."""
-    from thymio_road.scenario import road_capacity
     best = None
     for road in road_map.roads:
         if starts.owner(road_map, road.id) is not None or road.length <= START:
             continue
-        capacity = road_capacity(road_map, road.id, START, most=64)
-        if best is None or capacity > best.capacity:
-            best = Placement(road.id, START, capacity)
+        count = capacity(road_map, road.id, START, most=64)
+        if best is None or count > best.capacity:
+            best = Placement(road.id, START, count)
     if best is None:
         raise ValueError(f'{road_map.source}: no road between intersections to start robots on')
     return best
 
 
-def _shipped(name: str) -> dict:
-    from thymio_road.scenario import config_dir
-    return yaml.safe_load((config_dir() / 'scenarios' / f'{name}.yaml').read_text(encoding='utf-8'))
+def shipped(config: Path, name: str) -> dict:
+    """A shipped scenario's mapping (config/scenarios/<name>.yaml)."""
+    return yaml.safe_load((config / 'scenarios' / f'{name}.yaml').read_text(encoding='utf-8'))
 
 
 def _dump(data: dict) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
 
 
-def traffic_text(road_map: RoadMap, name: str, map_file: str, robots: int = TRAFFIC_ROBOTS) -> tuple[str, int]:
+def traffic_text(road_map: RoadMap, name: str, map_file: str, config: Path, capacity: Capacity,
+                 robots: int = TRAFFIC_ROBOTS) -> tuple[str, int]:
     """The traffic scenario's text and the number of robots it places."""
-    base = _shipped('final_traffic')
-    place = best_road(road_map)
+    base = shipped(config, 'final_traffic')
+    place = best_road(road_map, capacity)
     count = min(robots, place.capacity)
     has_lights = any(i.extra.get('lights') for i in road_map.intersections)
     header = [f'Traffic on the generated map {name} (docs/generated_maps.md): the settings of the shipped',
@@ -75,10 +83,10 @@ def traffic_text(road_map: RoadMap, name: str, map_file: str, robots: int = TRAF
     return ''.join(f'# {line}\n' for line in header) + _dump(data), count
 
 
-def passages_text(road_map: RoadMap, name: str, map_file: str) -> str:
+def passages_text(road_map: RoadMap, name: str, map_file: str, config: Path, capacity: Capacity) -> str:
     """One robot with random decisions (for `thymio-road passages` and the generator's tests)."""
-    base = _shipped('final')
-    place = best_road(road_map)
+    base = shipped(config, 'final')
+    place = best_road(road_map, capacity)
     header = [f'One robot on the generated map {name}, with the settings of the shipped final scenario:',
               'its intersection passages are checked against ground truth (thymio-road passages).']
     data = {'name': f'{name}_passages', 'map': map_file, 'duration': base['duration'], 'seed': base['seed'],
