@@ -14,6 +14,7 @@ measured there, never an overlap. The run measures the same gap on the same samp
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -26,6 +27,24 @@ CONTACT_GAP = 0.002
 NEAR_MISS_GAP = 0.02
 #: Close samples of one pair this near in time (s) are one episode.
 EPISODE_MERGE = 0.5
+#: Bins of the hull's support table (SUPPORT).
+_BINS = 720
+
+
+def _support_table(hull: np.ndarray, bins: int = _BINS) -> np.ndarray:
+    """For each bin of directions (robot frame), the most the hull reaches along any direction of
+    the bin: max over its vertices v of v·u. Separating along the line of centres, two hulls are
+    at least d − reach_a − reach_b apart, which spares the exact gap of a queue's pairs."""
+    edges = np.linspace(-math.pi, math.pi, bins + 1)
+    a, b = edges[:-1, None], edges[1:, None]
+    vx, vy = hull[None, :, 0], hull[None, :, 1]
+    ends = np.maximum(vx * np.cos(a) + vy * np.sin(a), vx * np.cos(b) + vy * np.sin(b))
+    peak = np.arctan2(vy, vx)
+    inside = (peak >= a) & (peak <= b)
+    return np.where(inside, np.hypot(vx, vy), ends).max(axis=1) + 1e-9
+
+
+SUPPORT = _support_table(rm.HULL)
 
 
 @dataclass
@@ -56,6 +75,12 @@ class ProximityEpisode:
                 'where': self.where}
 
 
+def _reach(angle: np.ndarray) -> np.ndarray:
+    """SUPPORT at directions (robot frame, any angle)."""
+    k = ((np.asarray(angle) + math.pi) % (2 * math.pi)) * (_BINS / (2 * math.pi))
+    return SUPPORT[np.minimum(k.astype(np.int64), _BINS - 1)]
+
+
 class ContactDetector:
     """Feed it every body's pose at each sample (NaN rows: no pose); it keeps the episodes."""
 
@@ -80,24 +105,57 @@ class ContactDetector:
         if len(close) == 0:
             return
         a, b = self._i[close], self._j[close]
+        dx, dy = d[close, 0], d[close, 1]
+        direction = np.arctan2(dy, dx)
+        reach = _reach(direction - poses[a, 2]) + _reach(direction + math.pi - poses[b, 2])
+        exact = np.hypot(dx, dy) - reach < self.near
+        if not exact.any():
+            return
+        a, b = a[exact], b[exact]
         gaps = hull_gaps(poses[a], poses[b])
         for i, j, gap in zip(a.tolist(), b.tolist(), gaps.tolist()):
-            if gap >= self.near:
+            if gap < self.near:
+                self._close_sample(t, i, j, gap, poses)
+
+    def run(self, times: np.ndarray, poses: np.ndarray) -> None:
+        """:meth:`update` for every sample at once (m times, m×n×3 poses): the same episodes, pair
+        by pair over the whole recording, as `thymio-road analyze` needs."""
+        found = []
+        for pair, (i, j) in enumerate(zip(self._i.tolist(), self._j.tolist())):
+            d = poses[:, j, :2] - poses[:, i, :2]
+            with np.errstate(invalid='ignore'):
+                close = np.flatnonzero((d * d).sum(axis=1) < self._reach2)
+            if len(close) == 0:
                 continue
-            ep = self._open.get((i, j))
-            if ep is None or t - ep.end > self.merge + 1e-9:
-                x, y = (poses[i, :2] + poses[j, :2]) / 2
-                ep = ProximityEpisode(self.names[i], self.names[j], t, t, gap, 0, float(x), float(y))
-                self._open[(i, j)] = ep
-                self.episodes.append(ep)
-            ep.end = t
-            if gap < ep.min_gap:
-                ep.min_gap = gap
-            if gap <= self.contact:
-                if not ep.contact:   # where the pair first touched
-                    ep.x, ep.y = (float(v) for v in (poses[i, :2] + poses[j, :2]) / 2)
-                ep.contact_samples += 1
-                self.contact_samples += 1
+            dx, dy = d[close, 0], d[close, 1]
+            direction = np.arctan2(dy, dx)
+            reach = _reach(direction - poses[close, i, 2]) + _reach(direction + math.pi - poses[close, j, 2])
+            close = close[np.hypot(dx, dy) - reach < self.near]
+            if len(close) == 0:
+                continue
+            gaps = hull_gaps(poses[close, i], poses[close, j])
+            hit = gaps < self.near
+            found += zip(close[hit].tolist(), [pair] * int(hit.sum()), gaps[hit].tolist())
+        found.sort()
+        for k, pair, gap in found:
+            self._close_sample(float(times[k]), int(self._i[pair]), int(self._j[pair]), gap, poses[k])
+
+    def _close_sample(self, t: float, i: int, j: int, gap: float, poses: np.ndarray) -> None:
+        """Bodies i and j less than the near-miss gap apart at t."""
+        ep = self._open.get((i, j))
+        if ep is None or t - ep.end > self.merge + 1e-9:
+            x, y = (poses[i, :2] + poses[j, :2]) / 2
+            ep = ProximityEpisode(self.names[i], self.names[j], t, t, gap, 0, float(x), float(y))
+            self._open[(i, j)] = ep
+            self.episodes.append(ep)
+        ep.end = t
+        if gap < ep.min_gap:
+            ep.min_gap = gap
+        if gap <= self.contact:
+            if not ep.contact:   # where the pair first touched
+                ep.x, ep.y = (float(v) for v in (poses[i, :2] + poses[j, :2]) / 2)
+            ep.contact_samples += 1
+            self.contact_samples += 1
 
     def contacts(self) -> list[ProximityEpisode]:
         return [e for e in self.episodes if e.contact]

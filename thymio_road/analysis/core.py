@@ -360,8 +360,7 @@ def _proximity(rec: Recording, rows: dict, result: Analysis, options: Options, t
     poses = np.stack([sampling.interpolated(rec.truth[r].t, _pose_array(rec.truth[r]), grid) for r in names], axis=1)
     detector = ContactDetector(names, options.contact_gap, options.near_miss_gap,
                                describe=Places(source.road_map).describe if source.road_map else None)
-    for k, t in enumerate(grid.tolist()):
-        detector.update(t, poses[k])
+    detector.run(grid, poses)
     result.episodes = [{k: v for k, v in e.as_dict().items() if k not in ('x', 'y', 'where')}
                        for e in detector.episodes]
     counts = detector.per_body()
