@@ -38,6 +38,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from thymio_road.analysis.lane_points import LanePoints
 from thymio_road.analysis.stalls import STALL_TIME, Places, by_time, holder
 
 #: Arc length (m) a robot must gain to advance: more than the 3–6 cm that robots held for a
@@ -54,9 +55,9 @@ CONFINE_LAPS = 2.0
 
 
 class Lanes:
-    """The map's lanes as points every `step` metres: where a robot is, and whose road it is."""
+    """The map's lanes (analysis/lane_points.py): where a robot is, and whose road it is."""
 
-    def __init__(self, road_map: Any, step: float = 0.01) -> None:
+    def __init__(self, road_map: Any) -> None:
         ids = {inter.id: inter.kind for inter in road_map.intersections}
         self.roads = list(road_map.roads)
         self.kinds = ids
@@ -64,32 +65,24 @@ class Lanes:
         self.closed = [road.closed for road in self.roads]
         #: per road: the intersection it belongs to, or None (a plain road)
         self.owner = [_owner(road.id, ids) for road in self.roads]
-        pts, road_of, s_of = [], [], []
-        for k, road in enumerate(self.roads):
-            p = road.sample(step)
-            pts.append(p)
-            road_of.append(np.full(len(p), k))
-            s_of.append(np.linspace(0.0, road.length, len(p)))
-        points = np.concatenate(pts)
-        self.x, self.y = points[:, 0], points[:, 1]
-        self.cos, self.sin = np.cos(points[:, 2]), np.sin(points[:, 2])
-        self.road_of = np.concatenate(road_of)
-        self.s_of = np.concatenate(s_of)
+        self.points = LanePoints(road_map, cell=LANE_REACH)
 
     def project(self, poses: np.ndarray) -> list[tuple[int, float] | None]:
         """(road index, arc length) of each pose's lane, None when it is on none (n×3 poses)."""
         out: list[tuple[int, float] | None] = []
+        p = self.points
         for x, y, h in np.asarray(poses, dtype=float)[:, :3].tolist():
             if math.isnan(x):
                 out.append(None)
                 continue
-            d2 = (self.x - x) ** 2 + (self.y - y) ** 2
-            ok = (d2 < LANE_REACH ** 2) & (self.cos * math.cos(h) + self.sin * math.sin(h) > 0.0)
+            k = p.near(x, y)
+            d2 = (p.x[k] - x) ** 2 + (p.y[k] - y) ** 2
+            ok = (d2 < LANE_REACH ** 2) & (p.cos[k] * math.cos(h) + p.sin[k] * math.sin(h) > 0.0)
             if not ok.any():
                 out.append(None)
                 continue
-            k = int(np.flatnonzero(ok)[np.argmin(d2[ok])])
-            out.append((int(self.road_of[k]), float(self.s_of[k])))
+            best = int(k[ok][np.argmin(d2[ok])])
+            out.append((int(p.road[best]), float(p.s[best])))
         return out
 
     def unit(self, road: int) -> str:

@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from thymio_road.analysis.lane_points import LanePoints
+
 LANE_REACH = 0.02
 MIN_TIME = 2.0
 MIN_DISTANCE = 0.05
@@ -45,7 +47,7 @@ class WrongWayMonitor:
     episodes: list[WrongWayEpisode] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.points = np.concatenate([road.sample(self.step) for road in self.road_map.roads])
+        self.points = LanePoints(self.road_map, self.step, cell=LANE_REACH)
         self._last: dict[str, np.ndarray] = {}
         self._open: dict[str, WrongWayEpisode] = {}
 
@@ -68,12 +70,16 @@ class WrongWayMonitor:
                 self.episodes.append(ep)
 
     def _against_lane(self, pose: np.ndarray) -> bool:
-        d = np.hypot(self.points[:, 0] - pose[0], self.points[:, 1] - pose[1])
-        near = d < LANE_REACH
-        if not near.any():
+        p = self.points
+        if math.isnan(pose[0]):
+            return False
+        k = p.near(float(pose[0]), float(pose[1]))
+        d = np.hypot(p.x[k] - pose[0], p.y[k] - pose[1])
+        near = k[d < LANE_REACH]
+        if not len(near):
             return False
         # On a lane with the robot's direction nearby (an intersection's lanes cross), it is fine.
-        cos = np.cos(self.points[near, 2] - pose[2])
+        cos = np.cos(p.heading[near] - pose[2])
         return bool(cos.max() < OPPOSITE)
 
     def _close(self, name: str) -> None:
