@@ -717,20 +717,3 @@ def test_making_way_on_a_road_still_drives_on_by_line_following():
     while c.policy.make_way.active():
         c.step(GREY, CLEAR)
     assert c.policy.make_way.owed == [] and c.mode is Mode.DRIVING
-
-
-def test_a_robot_that_made_way_for_one_with_the_right_of_way_holds_while_it_hears_it_in_front():
-    """15 robots seed 13 at R2's north-east entry: the ring robot had stopped making its way (it
-    made way too, for the entering robot's queue); the entering robot came forward on the minimum
-    hold and met it. It now holds while the robot it made way for is heard in front."""
-    c = entering_roundabout(_improved(4))
-    c.policy.make_way.start(c, 7, 'outranked', c.role())
-    ring_robot = announce_code(Role.INSIDE, 7)
-    while c.mode is not Mode.HOLDING:
-        c.on_comm(ring_robot, FRONT)
-        c.step(GREY, CLEAR)
-    for _ in range(c.params.make_way_hold + 20):  # still heard: past the minimum hold
-        c.on_comm(ring_robot, FRONT)
-        assert c.step(GREY, CLEAR) == (0, 0) and c.mode is Mode.HOLDING
-    wheels = [c.step(GREY, CLEAR) for _ in range(10)]  # gone: it drives on
-    assert wheels[-1] != (0, 0) and c.mode is not Mode.HOLDING

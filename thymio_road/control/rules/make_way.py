@@ -49,9 +49,6 @@ class MakeWay(Rule):
         self.exact = False
         #: Driving back, stopped by something in front: the reasons to make way may fire again.
         self.blocked_returning = False
-        #: The robot made way for because it outranks this one: the hold lasts while it is heard
-        #: in front (None: another reason).
-        self.outranked_by: int | None = None
 
     def start(self, ctl, other: int, reason: str, role) -> None:
         if ctl.state is State.READ:
@@ -60,7 +57,6 @@ class MakeWay(Rule):
         self.retrace = [self.trail.pop() for _ in range(min(len(self.trail), self.params.make_way_count))][::-1]
         self.making_way = 0
         self.exact = self.owed != [] or self.inside(ctl)
-        self.outranked_by = other if reason == 'outranked' else None
         ctl.events.append(Event('make_way', {'for': other, 'reason': reason, 'role': role.name.lower()}))
 
     @staticmethod
@@ -86,13 +82,7 @@ class MakeWay(Rule):
             self.making_way, self.holding, self.backing_blocked = None, 0, False
         if self.holding is not None:
             self.holding += 1
-            # Until the other has passed: while it says this one blocks it, and, when it has the
-            # right of way, while it is heard in front. It may have stopped making its way (it
-            # made way too, for this robot's queue): coming forward on the minimum hold, an
-            # entering robot met the ring robot at R2's entry (15 robots seed 13).
-            heard = self.row.heard.get(self.outranked_by) if self.outranked_by is not None else None
-            waiting = (self.row.blocking is not None or self.holding < p.make_way_hold
-                       or (heard is not None and heard.front > 0))
+            waiting = self.row.blocking is not None or self.holding < p.make_way_hold
             if waiting and self.holding < p.make_way_hold_max:
                 return 0, 0
             self.holding = None
