@@ -10,13 +10,16 @@ Each making of way backs the last ``make_way_count`` commands of a longer trail,
 asked again backs further. Parameters: make_way_count, make_way_hold, make_way_hold_max,
 obs_threshold_max (something close behind stops the backing: the robot then asks it to back up).
 
-Inside an intersection (a blind crossing or an exit, which are timed, or anywhere in a crossroad,
-whose marks are counted) the robot's place in its passage is a count, not a line it can find
-again: backed out of its crossing and driven on by the count, a robot ended on the crossroad's
-circle with its passage counted as done, and followed the circle for 49 minutes (issue #27). So
-there making way is undone exactly: the counts stand still while it backs, and after the hold it
+In a crossroad the robot's place in its passage is a count (its crossings are timed, its marks
+counted), and the line it finds when the count is off is the central circle, which has no code
+to end it: backed out of its crossing and driven on by the count, a robot ended on X1's circle
+with its passage counted as done, and followed the circle for 49 minutes (issue #27). So there
+making way is undone exactly: the counts stand still while it backs, and after the hold it
 drives the commands it backed forwards again (waiting while something is in front) before its
-state machine runs on, from where it stopped.
+state machine runs on, from where it stopped. On a roundabout's ring the line it finds again is
+the ring itself, whose marks it counts, and driving the way back exactly returned a ring robot to
+the entry it had made way at, where the entering robot it had made way for now stood (15 robots
+seed 14: a queue on the link for half an hour), so there it drives on by line following.
 """
 from __future__ import annotations
 
@@ -61,8 +64,8 @@ class MakeWay(Rule):
 
     @staticmethod
     def inside(ctl) -> bool:
-        """Where the robot's place is a count: a blind crossing, an exit, a crossroad."""
-        return ctl.state in (State.CONTINUE, State.EXIT) or ctl.action is Action.CROSSROAD
+        """In a crossroad: where a count that is off leaves the robot on a circle without codes."""
+        return ctl.action is Action.CROSSROAD
 
     def active(self) -> bool:
         """Backing, holding or driving back to where it started making way."""
