@@ -188,3 +188,26 @@ def test_stall_time_must_be_positive(oval):
 
 def test_an_advance_is_ten_centimetres():
     assert ADVANCE == 0.10
+
+
+def _run(name, duration, stall_time, **kwargs):
+    from thymio_road.runtime.run import run_scenario
+    from thymio_road.scenario import load_scenario
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as folder:
+        return run_scenario(load_scenario(name, duration=duration, **kwargs), Path(folder) / 'run', record=False,
+                            progress=False, picture=False, stall_time=stall_time).summary
+
+
+def test_a_normal_run_on_the_oval_flags_nothing():
+    progress = _run('oval', 90.0, 20.0)['progress']
+    assert progress['stuck_count'] == 0 and progress['confined_count'] == 0 and progress['stall_time_s'] == 20.0
+
+
+@pytest.mark.slow
+def test_a_normal_run_on_the_final_map_flags_nothing():
+    """Ten robots with lights for ten minutes: queues at lights, yields, passages, no one stuck."""
+    summary = _run('final_traffic', 600.0, 120.0, seed=1)
+    assert summary['traffic']['passages'] > 50
+    assert summary['progress']['stuck'] == [] and summary['progress']['confined'] == []
