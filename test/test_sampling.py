@@ -49,7 +49,7 @@ def test_held_is_the_last_pose_before_and_interpolated_lies_between():
 
 def test_the_runs_log_gives_the_bags_samples_bit_for_bit():
     streams = [_stream(10_000_000 * (k + 1), seed=k) for k in range(3)]
-    node = SimpleNamespace(truth_log=[(None, None)] * 3)
+    node = SimpleNamespace(truth_log=[(math.nan,) * 10] * 3)
     sampler = TruthSampler(node)
     bag = [(sampling.seconds(ns), np.column_stack([p[:, :2], sampling.recorded_yaw(p[:, 2].tolist())]))
            for ns, p in streams]
@@ -59,17 +59,17 @@ def test_the_runs_log_gives_the_bags_samples_bit_for_bit():
         now = tick * 10_000_000
         if now % 100_000_000 == 0 and now > 100_000_000:
             t_ns = now - 100_000_000
-            live = sampler.interpolated([0, 1, 2], t_ns)
+            live = sampler.interpolated(t_ns)
             t = sampling.seconds(t_ns)
             from_bag = np.stack([sampling.interpolated(s, p, np.array([t]))[0] for s, p in bag])
             assert np.array_equal(live, from_bag, equal_nan=True), t_ns
-            held = sampler.held([0, 1, 2])
+            held = sampler.held()
             from_bag = np.stack([sampling.held(s, p, np.array([sampling.seconds(now)]))[0] for s, p in bag])
             assert np.array_equal(held, from_bag, equal_nan=True), now
             published += 1
         for k, (ns, p) in enumerate(streams):
             hit = np.flatnonzero(ns == now)
             if len(hit):
-                last = node.truth_log[k][1]
-                node.truth_log[k] = (last, (int(now), *p[hit[0]].tolist()))
+                x, y, th = p[hit[0]].tolist()   # as WorldNode._prox_event logs it
+                node.truth_log[k] = (*node.truth_log[k][5:], int(now), x, y, math.sin(th / 2), math.cos(th / 2))
     assert published > 30

@@ -39,12 +39,16 @@ def seconds(ns: np.ndarray | int) -> np.ndarray | float:
     return (ns // 1_000_000_000).astype(np.float64) + (ns % 1_000_000_000).astype(np.float64) * 1e-9
 
 
+def quaternion_yaw(z: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The yaw a bag's reader (analysis/bag.py) takes from a planar quaternion (0, 0, z, w)."""
+    z, w = np.asarray(z, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    return np.arctan2(2 * (w * z + 0.0 * 0.0), 1 - 2 * (0.0 * 0.0 + z * z))
+
+
 def recorded_yaw(theta: Sequence[float]) -> np.ndarray:
     """The yaw a bag gives back for a pose published with heading theta: the world writes the
-    quaternion (0, 0, sin θ/2, cos θ/2) with math's functions, the reader takes atan2 of it."""
-    z = np.array([math.sin(th / 2) for th in theta], dtype=np.float64)
-    w = np.array([math.cos(th / 2) for th in theta], dtype=np.float64)
-    return np.arctan2(2 * (w * z + 0.0 * 0.0), 1 - 2 * (0.0 * 0.0 + z * z))
+    quaternion (0, 0, sin θ/2, cos θ/2) with math's functions (WorldNode.truth_log keeps them)."""
+    return quaternion_yaw([math.sin(th / 2) for th in theta], [math.cos(th / 2) for th in theta])
 
 
 def grid(start: float, end: float, period_ns: int) -> np.ndarray:
@@ -56,8 +60,8 @@ def grid(start: float, end: float, period_ns: int) -> np.ndarray:
 
 
 def interpolate(t0: np.ndarray, p0: np.ndarray, t1: np.ndarray, p1: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Poses (m×3) at times t between (t0, p0) and (t1, p1), the yaw along the shorter turn."""
-    f = np.where(t1 > t0, (t - t0) / np.where(t1 > t0, t1 - t0, 1.0), 1.0)[:, None]
+    """Poses (m×3) at times t0 < t ≤ t1 between (t0, p0) and (t1, p1), the yaw along the shorter turn."""
+    f = ((t - t0) / (t1 - t0))[:, None]
     d = p1 - p0
     d[:, 2] = (d[:, 2] + math.pi) % (2 * math.pi) - math.pi
     out = p0 + f * d

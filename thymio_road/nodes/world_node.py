@@ -100,10 +100,11 @@ class WorldNode:
         #: ... and per robot, True while none of its Range, odom, ground_truth (other than by
         #: truth_direct) and /tf messages has a reader: they are not even looked at.
         self.quiet: list[bool] = [False] * len(self.names)
-        #: Per robot, the last two ground truths it published, each (stamp ns, x, y, yaw) or None,
-        #: published or not (fast path): what the embedded run's probes measure, as a bag would give
-        #: them to `thymio-road analyze` (analysis/sampling.py).
-        self.truth_log: list[tuple[Any, Any]] = [(None, None)] * len(self.names)
+        #: Per robot, the last two ground truths it published, published or not (fast path): what
+        #: the embedded run's probes measure, as a bag would give them to `thymio-road analyze`
+        #: (analysis/sampling.py): stamp ns, x, y, qz, qw of the one before, then of the last (NaN:
+        #: none yet).
+        self.truth_log: list[tuple[float, ...]] = [(math.nan,) * 10] * len(self.names)
         #: ... and the distance between them, summed (m): the path as the published poses draw it.
         self.truth_distance = [0.0] * len(self.names)
         self._stamp_ns = 0
@@ -193,11 +194,12 @@ class WorldNode:
         states[row] (pose, odometry pose, wheel speeds)."""
         if barcode != self.on_barcode[i]:
             self._barcode_truth(i, t, barcode)
-        last = self.truth_log[i][1]
-        pose = (self._stamp_ns, *states[row, STATE_POSE:STATE_POSE + POSE_WIDTH].tolist())
-        if last is not None and pose[0] - last[0] <= TRUTH_GAP_NS:
-            self.truth_distance[i] += math.hypot(pose[1] - last[1], pose[2] - last[2])
-        self.truth_log[i] = (last, pose)
+        last = self.truth_log[i][5:]
+        x, y, th = states[row, STATE_POSE:STATE_POSE + POSE_WIDTH].tolist()
+        half = th / 2   # the message's quaternion (_odometry)
+        if self._stamp_ns - last[0] <= TRUTH_GAP_NS:   # False while last is NaN
+            self.truth_distance[i] += math.hypot(x - last[1], y - last[2])
+        self.truth_log[i] = (*last, self._stamp_ns, x, y, math.sin(half), math.cos(half))
         direct = self.direct[i]
         pubs = self.pubs[i]
         if direct is not None:  # the embedded runtime: the messages' values, without the messages

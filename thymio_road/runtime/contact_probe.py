@@ -20,7 +20,6 @@ class ContactProbe:
         self.graph = graph
         world = graph.world_node.world
         self.names = [s.name for s in world.specs]
-        self.bodies = list(range(len(self.names)))
         self.sampler = TruthSampler(graph.world_node)
         self.detector = ContactDetector(self.names, describe=Places(graph.scenario.road_map).describe)
         #: Called with (t, poses of every body) at each sample.
@@ -31,7 +30,7 @@ class ContactProbe:
         t_ns = self.graph.executor.now_ns - INTERPOLATED_PERIOD_NS
         if t_ns <= 0:
             return
-        poses = self.sampler.interpolated(self.bodies, t_ns)
+        poses = self.sampler.interpolated(t_ns)
         t = float(seconds(t_ns))
         self.detector.update(t, poses)
         for listener in self.listeners:

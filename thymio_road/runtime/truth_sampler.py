@@ -2,51 +2,48 @@
 them from a bag, so that the run's probes and ``thymio-road analyze`` measure the same poses."""
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 import numpy as np
 
-from thymio_road.analysis.sampling import interpolate, recorded_yaw, seconds
-
-
-#: A body that has not published: NaN stamp and pose.
-_NONE = (math.nan, math.nan, math.nan, math.nan)
+from thymio_road.analysis.sampling import interpolate, quaternion_yaw, seconds
 
 
 class TruthSampler:
-    """Reads the world node's log of published ground truths (WorldNode.truth_log)."""
+    """Reads the world node's log of published ground truths (WorldNode.truth_log: per body the
+    stamp in ns, x, y, qz and qw of the pose before the last, then of the last; NaN: none)."""
 
     def __init__(self, world_node: Any) -> None:
         self.node = world_node
 
-    def _rows(self, bodies: Sequence[int], which: int) -> np.ndarray:
-        """(stamp ns, x, y, yaw as recorded) of each body's last (which=1) or previous (0) pose."""
+    def _rows(self, bodies: Sequence[int] | None) -> np.ndarray:
         log = self.node.truth_log
-        rows = np.array([log[i][which] or _NONE for i in bodies], dtype=np.float64).reshape(len(bodies), 4)
-        ok = ~np.isnan(rows[:, 0])
-        if ok.any():
-            rows[ok, 3] = recorded_yaw(rows[ok, 3].tolist())
-        return rows
+        return np.array(log if bodies is None else [log[i] for i in bodies], dtype=np.float64).reshape(-1, 10)
 
-    def held(self, bodies: Sequence[int]) -> np.ndarray:
+    def held(self, bodies: Sequence[int] | None = None) -> np.ndarray:
         """Each body's last published pose (n×3; NaN before its first): sampled by a timer, which
-        fires before the world's tick of the same time, these are the poses stamped before it."""
-        return self._rows(bodies, 1)[:, 1:]
+        fires before the world's tick of the same time, these are the poses stamped before it.
+        `bodies`: indices in the world (None: all)."""
+        rows = self._rows(bodies)
+        return np.column_stack([rows[:, 6], rows[:, 7], quaternion_yaw(rows[:, 8], rows[:, 9])])
 
-    def interpolated(self, bodies: Sequence[int], t_ns: int) -> np.ndarray:
+    def interpolated(self, t_ns: int, bodies: Sequence[int] | None = None) -> np.ndarray:
         """Each body's pose at t_ns (at least one event period ago) between its two published poses
         around it (n×3; NaN where it has none at or after t_ns, or none before and none exactly at)."""
-        last, prev = self._rows(bodies, 1), self._rows(bodies, 0)
-        out = np.full((len(bodies), 3), np.nan)
-        with np.errstate(invalid='ignore'):
-            after = last[:, 0] >= t_ns                  # NaN: False
-            pair = after & (prev[:, 0] < t_ns)
-            exact = after & np.isnan(prev[:, 0]) & (last[:, 0] == t_ns)
+        rows = self._rows(bodies)
+        n = len(rows)
+        prev = np.column_stack([rows[:, 1], rows[:, 2], quaternion_yaw(rows[:, 3], rows[:, 4])])
+        last = np.column_stack([rows[:, 6], rows[:, 7], quaternion_yaw(rows[:, 8], rows[:, 9])])
+        pair = (rows[:, 5] >= t_ns) & (rows[:, 0] < t_ns)          # NaN compares False
+        t = float(seconds(t_ns))
+        if pair.all():                                             # every body, once all have published
+            stamps = seconds(rows[:, (0, 5)].astype(np.int64))
+            return interpolate(stamps[:, 0], prev, stamps[:, 1], last, np.full(n, t))
+        out = np.full((n, 3), np.nan)
+        exact = (rows[:, 5] == t_ns) & np.isnan(rows[:, 0])
+        out[exact] = last[exact]
         if pair.any():
             k = np.flatnonzero(pair)
-            t0 = seconds(prev[k, 0].astype(np.int64))
-            t1 = seconds(last[k, 0].astype(np.int64))
-            out[k] = interpolate(t0, prev[k, 1:], t1, last[k, 1:], np.full(len(k), float(seconds(t_ns))))
-        out[exact] = last[exact, 1:]
+            stamps = seconds(rows[k][:, (0, 5)].astype(np.int64))
+            out[k] = interpolate(stamps[:, 0], prev[k], stamps[:, 1], last[k], np.full(len(k), t))
         return out
