@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 import yaml
 
 from thymio_road.generator import clearance, codes, layout, topology
+from thymio_road.generator.emit import map_text
 from thymio_road.generator.hubs import Hub
 from thymio_road.generator.paths import GeometryError, Path
 from thymio_road.generator.plan import MapPlan, RoadPlan
@@ -166,15 +167,17 @@ def _moved(plan: MapPlan, dx: float, dy: float) -> MapPlan:
 
 
 def emit_text(plan: MapPlan, name: str, sheet: tuple[float, float], seed: int, size: str) -> str:
-    from thymio_road.generator.emit import map_text
-    kinds = ', '.join(_describe(h) for h in plan.hubs)
-    lit = sum(loc.light for loc in plan.locations)
+    hubs = ', '.join(_describe(h) for h in plan.hubs)
+    branchings = ', '.join(b.id for b in plan.branchings) or 'none'
+    locations = ', '.join(loc.id for loc in plan.locations) or 'none'
+    lit = ', '.join(loc.id for loc in plan.locations if loc.light)
+    named = f'generated:{seed}' + ('' if size == 'small' else f':{size}')
     header = [f'Generated road network: thymio-road map generate --seed {seed} --size {size}',
-              f'(the name generated:{seed}' + ('' if size == 'small' else f':{size}') + ' gives the same map).',
-              f'Hubs: {kinds}.',
-              f'{len(plan.branchings)} branching(s), {len(plan.locations)} location(s) ({lit} with a light).',
-              'Roads are named <from>_<to> between hubs, <hub>_<side>_balloon, <hub>_<corner>_inner/_outer',
-              'for loop pairs and <hub>_<side>_loop for the loops a branching joins. Units: metres and degrees.']
+              f'({named} names the same map; docs/generated_maps.md says how it is built).',
+              f'Hubs: {hubs}. Branchings: {branchings}.',
+              f'Locations: {locations}' + (f' (with a light: {lit}).' if lit else '.'),
+              'Roads: <from>_<to> between hubs, <hub>_<side>_balloon, <hub>_<corner>_inner and _outer',
+              '(loop pairs), <hub>_<side>_loop (the loops a branching joins). Units: metres and degrees.']
     return map_text(plan, name, sheet, header)
 
 

@@ -34,8 +34,10 @@ class DrawError(ValueError):
 SHAPES = {'small': ((2, 1),), 'medium': ((3, 1), (2, 2)), 'large': ((3, 2),)}
 #: Most crossroads per map size (each is large and needs lights addressed apart).
 MAX_CROSSROADS = {'small': 1, 'medium': 2, 'large': 3}
-#: Most branchings per map size.
+#: Most branchings per map size, and the chance that two hubs in a row that may be joined by one
+#: are (their loops need about 4 m between the hubs, which a small sheet often cannot give).
 MAX_BRANCHINGS = {'small': 1, 'medium': 1, 'large': 2}
+BRANCHING_CHANCE = 0.75
 #: Location numbers are 1..7 (Table 6): at most seven per map.
 MAX_LOCATIONS = 7
 
@@ -127,7 +129,7 @@ def draw(rng: random.Random, size: str) -> Topology:
         kind, toward = 'edge', ''
         outward = [s for s, ok in (('N', a[1] == rows - 1), ('S', a[1] == 0)) if ok]
         square = side == 'E' and topo.hubs[a].square('E') and topo.hubs[b].square('W')
-        if square and outward and branchings < MAX_BRANCHINGS[size] and rng.random() < 0.4:
+        if square and outward and branchings < MAX_BRANCHINGS[size] and rng.random() < BRANCHING_CHANCE:
             toward = rng.choice(outward)
             region = diagonal(a, 'N') if toward == 'N' else diagonal(a, 'E')
             if region not in claimed:
