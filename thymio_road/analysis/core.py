@@ -227,6 +227,8 @@ def _traffic(rec: Recording, source: MapSource, movers: list[str], result: Analy
         p = rec.truth[robots[n]]
         pose = sampling.at_or_before(p.t, _pose_array(p), t)
         measures.event(robots[n], e, None if pose is None else (float(pose[0]), float(pose[1])))
+    for e in rec.world_events:
+        measures.world_event(e)
     result.traffic = measures.summary(t1, contacts.summary(), result.wrong_way or None)
 
 

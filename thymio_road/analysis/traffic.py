@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from thymio_road.analysis.misreads import MisreadMonitor
 from thymio_road.analysis.sampling import INTERPOLATED_PERIOD
 
 #: Length of each lane's end that makes the merge zone (m), and the lateral tolerance (m).
@@ -273,6 +274,11 @@ class TrafficMeasures:
         self.manoeuvres = {name: 0 for name in MANOEUVRES.values()}
         self.stops: list[dict] = []
         self.light_events: dict[str, list[dict]] = {}
+        self.misreads = MisreadMonitor()
+
+    def world_event(self, event: dict) -> None:
+        """A /world/events message (ground truth: barcode entries)."""
+        self.misreads.world_event(event)
 
     def sample(self, t: float, xy: np.ndarray) -> None:
         """The movers' centres (n×2, `robots` order; NaN: no pose) at an interpolated sample."""
@@ -286,6 +292,8 @@ class TrafficMeasures:
             self.manoeuvres[MANOEUVRES[kind]] += 1
         if kind == 'left' and 't' in event:
             self.passages.append(float(event['t']))
+        if kind == 'barcode' and 't' in event and event.get('code') is not None:
+            self.misreads.read(robot, float(event['t']), int(event['code']))
         if kind == 'light':
             self.light_events.setdefault(robot, []).append(event)
             if event.get('command') == 'stop':
@@ -320,5 +328,6 @@ class TrafficMeasures:
                                              'min': round(float(np.min(v)), 3)} for lane, v in sorted(by_lane.items())},
             'throughput_windows': throughput_windows(sorted(self.passages), duration),
             'wrong_way': wrong_way,
+            'misreads': self.misreads.summary(),
             'manoeuvres': dict(self.manoeuvres),
         }

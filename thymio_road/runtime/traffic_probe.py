@@ -35,6 +35,8 @@ class TrafficProbe:
         for i in self.movers:
             self.node.create_subscription(msgs.String, f'/{self.names[i]}/controller/events',
                                           lambda msg, i=i: self._on_event(i, msg), msgs.qos(100))
+        self.node.create_subscription(msgs.String, '/world/events',
+                                      lambda msg: self.measures.world_event(json.loads(msg.data)), msgs.qos(100))
         contacts.listeners.append(self._sample)
         graph.executor.add_timer(HELD_PERIOD_NS, self._sample_wrong_way)
 
