@@ -164,3 +164,17 @@ def test_rejects_a_mark_shared_by_two_intersections(simple):
 def test_graph_is_deterministic(simple):
     a, b = RoadGraph.build(simple), RoadGraph.build(simple)
     assert a.all_options == b.all_options
+
+
+def test_the_node_a_robot_put_down_on_a_road_comes_from():
+    """A crossroad's lights address a robot by the node it came from; put down on a road, the
+    map tells it where possible (issue #27: a generated map's robots started on a road into X1
+    and, not knowing, ignored X1's lights)."""
+    final = RoadGraph.build(load_map(ROOT / 'config' / 'maps' / 'final.yaml'))
+    assert final.node_before('north', 3.3) == 'B1'       # past the branching's marks
+    assert final.node_before('north', 0.1) == 'L2'       # a closed road: the last node round the loop
+    assert final.node_before('west_loop', 0.2) == 'X1'   # the loop out of X1's north exit
+    # B1's link joins south_top further on: drives from two nodes share the road, so the map
+    # does not say (the robot learns it at its first location or intersection, as before)
+    assert final.node_before('south_top', 0.1) == ''
+    assert final.node_before('south', 1.0) == 'R2'

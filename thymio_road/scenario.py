@@ -21,6 +21,7 @@ from thymio_road.control.right_of_way import MAX_ID
 from thymio_road.control.traffic_light import (BATTERY_KEY, LOCATION_ONLY, Battery, Timing, node_parameters,
                                                setting_types)
 from thymio_road.map.loader import load_map
+from thymio_road.map.road_graph import RoadGraph
 from thymio_road.map.road_map import RoadMap
 from thymio_road.map import starts
 from thymio_road.map.validation import (MAX_DURATION, MAX_ROBOTS, MAX_SEED, ConfigError, Fields,
@@ -597,13 +598,18 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
         'seed': scenario.seed,
         **_typed(world_params(scenario)),
     })]
+    graph = _road_graph(scenario.road_map)
     for k, entry in enumerate(scenario.robots):
         controller = dict(entry.controller)
         # Each robot's random decisions get their own seed, derived from the scenario's.
         controller.setdefault('seed', scenario.seed * 1000 + k)
         params = {**_typed(ControllerParams(**controller)), 'use_sim_time': True,
                   # the map for the robot's navigation (its road graph), and its mission
-                  'map_file': scenario.road_map.source, 'mission': entry.mission}
+                  'map_file': scenario.road_map.source, 'mission': entry.mission,
+                  # where it comes from, when its start road says so: a crossroad's lights address
+                  # a robot by the node it came from, and one that did not know it ignored them
+                  # and drove into a red (issue #27: a generated map whose start road leads into X1)
+                  'start_node': graph.node_before(entry.road, entry.s) if graph is not None else ''}
         specs.append(NodeSpec('thymio_controller', 'controller', f'/{entry.name}', params))
     if scenario.ir is not None:
         specs.append(NodeSpec('thymio_ir_medium', 'ir_medium', '/', {
@@ -615,6 +621,16 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
             'seed': scenario.seed, 'light': light.name,
             **node_parameters(light.timing, light.battery), 'use_sim_time': True}))
     return specs
+
+
+def _road_graph(road_map: RoadMap) -> RoadGraph | None:
+    """The map's road graph, or None for a map without intersections (nothing to navigate)."""
+    if not road_map.intersections:
+        return None
+    try:
+        return RoadGraph.build(road_map)
+    except ValueError:
+        return None
 
 
 def laps(scenario: Scenario, distance: float) -> float | None:

@@ -112,6 +112,23 @@ class RoadGraph:
     def all_options(self) -> list[Option]:
         return [o for opts in self.options.values() for o in opts]
 
+    def node_before(self, road_id: str, s: float) -> str:
+        """The node a robot put down at `s` on `road_id` last passed (Appendix A's oldNode, by
+        which a crossroad's lights address it), or '' when the map does not say: the last node
+        whose marks on that road lie before `s` (on a closed road, before it round the loop),
+        else the one node whose drives lead onto the road."""
+        at = {b.id: b.at for b in self.road_map.barcodes if b.road == road_id}
+        on_road = sorted((at[a.marks[-1][0]], a.node) for a in self.approaches.values()
+                         if a.road == road_id and a.marks[-1][0] in at)
+        passed = [node for mark, node in on_road if mark < s]
+        if passed:
+            return passed[-1]
+        if on_road and self.road_map.road(road_id).closed:
+            return on_road[-1][1]
+        nodes = {self.approaches[o.approach].node for o in self.all_options
+                 if road_id in o.roads and self.approaches[o.approach].road != road_id}
+        return nodes.pop() if len(nodes) == 1 else ''
+
     def next_nodes(self) -> dict[tuple[str, str], str]:
         """(approach, option label) → next node: the report's adjacency table, oriented."""
         return {(o.approach, o.label): o.target_node for o in self.all_options}
