@@ -34,6 +34,14 @@ PAIR_CLEARANCE = 0.40
 PAIR_TURN = 0.25
 #: Shortest way back of a balloon into a roundabout: room for its code 7 after the U-turn.
 CODE_STRAIGHT = 0.40
+#: A closure's `stretch` (0..1) lengthens its long leg by up to this share of the room it has
+#: left, and by this much at most (m).
+STRETCH_SHARE, STRETCH_MAX = 0.6, 0.8
+
+
+def _extra(stretch: float, room: float, reach: float) -> float:
+    """How much longer a closure reaching `reach` runs, given its `stretch` and `room`."""
+    return round(min(STRETCH_MAX, STRETCH_SHARE * max(0.0, room - reach)) * stretch, 3)
 
 
 def _fits(location: bool, must: bool, reach_with: float, reach_without: float, room: float, what: str) -> bool:
@@ -47,7 +55,7 @@ def _fits(location: bool, must: bool, reach_with: float, reach_without: float, r
     return False
 
 
-def deep_balloon(hub: Hub, side: str, location: bool, must: bool, room: float) -> RoadPlan:
+def deep_balloon(hub: Hub, side: str, location: bool, must: bool, room: float, stretch: float = 0.0) -> RoadPlan:
     f = hub.frame(side)
     out, inp = hub.out_port(side), hub.in_port(side)
     o, i = f.local(out.pose), f.local(inp.pose)
@@ -64,6 +72,7 @@ def deep_balloon(hub: Hub, side: str, location: bool, must: bool, room: float) -
     long = max(short, straight_end + LOCATION_STRAIGHT + 0.05 - a0)
     location = _fits(location, must, a0 + long + DEEP_U, a0 + short + DEEP_U, room, f'{hub.id} {side} balloon')
     leg = long if location else short
+    leg += _extra(stretch, room, a0 + leg + DEEP_U)
     path = Path(out.pose).straight(LEAD_OUT).to(f.pose(a0, l_out), TURN).straight(leg).arc(DEEP_U, 180.0)
     path.to(f.pose(back_end, l_back, math.pi), TURN)
     finish(path, inp, hub)
@@ -71,7 +80,8 @@ def deep_balloon(hub: Hub, side: str, location: bool, must: bool, room: float) -
                     f'{hub.id}_{side}', wants_location=location, needs_location=must)
 
 
-def flat_balloon(hub: Hub, side: str, location: bool, must: bool, room: float, width: float) -> RoadPlan:
+def flat_balloon(hub: Hub, side: str, location: bool, must: bool, room: float, width: float,
+                 stretch: float = 0.0) -> RoadPlan:
     """`width`: how far to the right of the side's axis the balloon may run."""
     f = hub.frame(side)
     out, inp = hub.out_port(side), hub.in_port(side)
@@ -88,6 +98,7 @@ def flat_balloon(hub: Hub, side: str, location: bool, must: bool, room: float, w
     location = _fits(location, must, -(l1 - long - FLAT_U), -(l1 - short - FLAT_U), width,
                      f'{hub.id} {side} flat balloon')
     leg = long if location else short
+    leg += _extra(stretch, width, -(l1 - leg - FLAT_U))
     path = Path(out.pose).straight(LEAD_OUT).to(f.pose(a1, l1, -math.pi / 2), TURN).straight(leg)
     path.arc(FLAT_U, 180.0).to(f.pose(a1 + 2 * FLAT_U, back_end, math.pi / 2), TURN)
     finish(path, inp, hub)
@@ -95,7 +106,8 @@ def flat_balloon(hub: Hub, side: str, location: bool, must: bool, room: float, w
                     f'{hub.id}_{side}', wants_location=location, needs_location=must)
 
 
-def loop_pair(hub: Hub, side: str, location: bool, must: bool, room: float, room_other: float) -> list[RoadPlan]:
+def loop_pair(hub: Hub, side: str, location: bool, must: bool, room: float, room_other: float,
+              stretch: float = 0.0) -> list[RoadPlan]:
     """Close `side` and the next side clockwise; `room` bounds the outer loop along `side`,
     `room_other` along the other side."""
     other = CW[side]
@@ -113,6 +125,7 @@ def loop_pair(hub: Hub, side: str, location: bool, must: bool, room: float, room
     long = max(short, start[0] + PAIR_TURN + LOCATION_STRAIGHT + 0.05 + PAIR_TURN)
     location = _fits(location, must, long + PAIR_TURN, short + PAIR_TURN, room, f'{hub.id} {side}{other} loops')
     a_far = long if location else short
+    a_far += _extra(stretch, room, a_far + PAIR_TURN)
     outer = Path(o_t.pose).straight(LEAD_OUT)
     outer.to(f.pose(start[0] + PAIR_TURN, l_bottom, 0.0), PAIR_TURN)
     outer.to(f.pose(a_far, l_bottom + PAIR_TURN, math.pi / 2), PAIR_TURN)

@@ -71,14 +71,15 @@ def free_spans(road: RoadPlan) -> list[tuple[float, float]]:
     return out
 
 
-def place_location(road: RoadPlan, lid: str, number: int) -> LocationPlan | None:
-    """A location in the middle of the road's longest free straight, if it fits."""
+def place_location(road: RoadPlan, lid: str, number: int, where: float = 0.5) -> LocationPlan | None:
+    """A location on the road's longest free straight, if it fits: `where` (0..1) places it
+    from the straight's start to its end."""
     need = LOCATION_CODE_BEFORE + SIDING_LENGTH + AFTER_MERGE
     spans = [s for s in free_spans(road) if s[1] - s[0] >= need]
     if not spans:
         return None
     s0, s1 = max(spans, key=lambda s: (s[1] - s[0], -s[0]))
-    at = s0 + LOCATION_CODE_BEFORE + (s1 - s0 - need) / 2
+    at = round(s0 + LOCATION_CODE_BEFORE + (s1 - s0 - need) * where, 6)
     road.barcodes.append((at - LOCATION_CODE_BEFORE, 6, f'{road.id}_{lid.lower()}'))
     road.reserved.append((at - LOCATION_CODE_BEFORE - BETWEEN, at + SIDING_LENGTH + AFTER_MERGE + BETWEEN))
     return LocationPlan(lid, number, road.id, round(at, 6))

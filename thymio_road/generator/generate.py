@@ -13,8 +13,6 @@ import math
 import random
 from dataclasses import dataclass, field, replace
 
-import yaml
-
 from thymio_road.generator import clearance, codes, layout, topology
 from thymio_road.generator.emit import map_text
 from thymio_road.generator.hubs import Hub
@@ -25,7 +23,7 @@ from thymio_road.map.intersections import LIGHT_BEFORE_MERGE, LIGHT_LEFT, LIGHT_
 from thymio_road.map.loader import parse_map
 from thymio_road.map.road_graph import RoadGraph
 from thymio_road.map.road_map import MapError, RoadMap
-from thymio_road.map.validation import MAX_SEED, ConfigError
+from thymio_road.map.validation import MAX_SEED, ConfigError, parse_yaml
 
 #: Largest sheet per size (m). Small is the final map's 7.8 × 4.9 m; medium a classroom floor;
 #: large a hall's. The 1 mm raster stays under the loader's 10⁸ pixels (docs/maps.md).
@@ -90,7 +88,7 @@ def _candidate(rng: random.Random, seed: int, size: str, rejected: list[str]) ->
     topo = topology.draw(rng, size)
     plan = layout.build(topo, SIZES[size], MARGIN)
     codes.announce(plan)
-    _place_locations(plan)
+    _place_locations(plan, rng)
     codes.speeds(plan, rng)
     pts, names = clearance.points(plan)
     clearance.check(pts, names)
@@ -103,7 +101,7 @@ def _candidate(rng: random.Random, seed: int, size: str, rejected: list[str]) ->
         raise topology.DrawError(f'the sheet would be {sheet[0]:g} × {sheet[1]:g} m, over {limit[0]:g} × {limit[1]:g}')
     name = map_name(seed, size)
     text = emit_text(plan, name, sheet, seed, size)
-    road_map = parse_map(yaml.safe_load(text), name)
+    road_map = parse_map(parse_yaml(text, name, MapError), name)
     graph = RoadGraph.build(road_map)
     split = split_roads(graph)
     if split:
@@ -112,12 +110,13 @@ def _candidate(rng: random.Random, seed: int, size: str, rejected: list[str]) ->
     return GeneratedMap(seed, size, name, text, road_map, list(rejected))
 
 
-def _place_locations(plan: MapPlan) -> None:
-    """Locations numbered 1..7 in road order, the needed ones first."""
+def _place_locations(plan: MapPlan, rng: random.Random) -> None:
+    """Locations numbered 1..7 in road order, the needed ones first, anywhere along their straight."""
     roads = [r for r in plan.roads if r.needs_location] + [r for r in plan.roads if r.wants_location and not r.needs_location]
     for road in roads:
         number = len(plan.locations) + 1
-        loc = codes.place_location(road, f'L{number}', number) if number <= topology.MAX_LOCATIONS else None
+        where = rng.random()
+        loc = codes.place_location(road, f'L{number}', number, where) if number <= topology.MAX_LOCATIONS else None
         if loc is not None:
             plan.locations.append(loc)
         elif road.needs_location:

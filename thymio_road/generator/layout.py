@@ -44,20 +44,24 @@ def _spacing(topo: Topology, ids: dict[Cell, str]) -> tuple[list[float], list[fl
     probe = {cell: Hub(ids[cell], spec.kind, (0.0, 0.0), spec.sides, spec.heading) for cell, spec in topo.hubs.items()}
     gaps_x = [0.0] * (topo.cols - 1)
     gaps_y = [0.0] * (topo.rows - 1)
+    # The random spread widens gaps of edges only: a branching's loops already need about 4 m.
+    spread_x = list(topo.spread_x or [0.0] * len(gaps_x))
+    spread_y = list(topo.spread_y or [0.0] * len(gaps_y))
     for rel in topo.relations:
+        gaps, spread = (gaps_x, spread_x) if rel.side == 'E' else (gaps_y, spread_y)
+        k = rel.a[0] if rel.side == 'E' else rel.a[1]
         if rel.kind == 'branching':
             first, second = (rel.a, rel.b) if rel.toward == 'N' else (rel.b, rel.a)
             need = branching_width(probe[first], probe[second]) + 0.05
+            spread[k] = 0.0
         else:
             need = max(_edge_need(probe[rel.a], probe[rel.b]), _edge_need(probe[rel.b], probe[rel.a]))
-        gaps = gaps_x if rel.side == 'E' else gaps_y
-        k = rel.a[0] if rel.side == 'E' else rel.a[1]
         gaps[k] = max(gaps[k], need)
     xs, ys = [0.0], [0.0]
-    for gap in gaps_x:
-        xs.append(xs[-1] + (gap or PITCH))
-    for gap in gaps_y:
-        ys.append(ys[-1] + (gap or PITCH))
+    for gap, extra in zip(gaps_x, spread_x):
+        xs.append(xs[-1] + (gap or PITCH) + extra)
+    for gap, extra in zip(gaps_y, spread_y):
+        ys.append(ys[-1] + (gap or PITCH) + extra)
     return xs, ys
 
 
@@ -97,12 +101,12 @@ def build(topo: Topology, sheet: tuple[float, float], margin: float) -> MapPlan:
         side = c.sides[0]
         out = min(ROOM, room[axis[side]])
         if c.kind == 'deep':
-            plan.roads.append(deep_balloon(hub, side, c.location, c.must, out))
+            plan.roads.append(deep_balloon(hub, side, c.location, c.must, out, c.stretch))
         elif c.kind == 'flat':
             width = _flat_width(hubs, c.hub, side, min(ROOM, room[axis[CW[side]]]))
-            plan.roads.append(flat_balloon(hub, side, c.location, c.must, out, width))
+            plan.roads.append(flat_balloon(hub, side, c.location, c.must, out, width, c.stretch))
         else:
-            plan.roads += loop_pair(hub, side, c.location, c.must, out, min(ROOM, room[axis[CW[side]]]))
+            plan.roads += loop_pair(hub, side, c.location, c.must, out, min(ROOM, room[axis[CW[side]]]), c.stretch)
     return plan
 
 

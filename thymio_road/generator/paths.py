@@ -107,7 +107,10 @@ class Path:
         ahead = _straight_ahead(here, pose)
         if ahead is not None:
             return self.straight(ahead)
-        pieces = dubins(here, pose, radius)
+        try:
+            pieces = dubins(here, pose, radius)
+        except ValueError as exc:
+            raise GeometryError(str(exc)) from None
         turn = sum(abs(math.radians(p['arc']['angle_deg'])) for p in pieces if 'arc' in p)
         if turn > max_turn:
             raise GeometryError(f'joining {_show(here)} to {_show(pose)} needs a loop of '

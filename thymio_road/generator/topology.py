@@ -19,7 +19,7 @@ region between a side and the next one clockwise), so no two of them meet. The d
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from thymio_road.generator.hubs import CW, OPPOSITE, SIDE_STEP, SIDES, roundabout_sides
 
@@ -40,6 +40,8 @@ MAX_BRANCHINGS = {'small': 1, 'medium': 1, 'large': 2}
 BRANCHING_CHANCE = 0.75
 #: Location numbers are 1..7 (Table 6): at most seven per map.
 MAX_LOCATIONS = 7
+#: Most extra space between two columns or rows of hubs (m).
+SPREAD = 0.5
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,9 @@ class Closure:
     location: bool = False
     #: The location is needed (a crossroad's light addressing, below), not only wished for.
     must: bool = False
+    #: 0..1: how much of the room left it takes to run longer (the shapes vary continuously,
+    #: so that seeds do not fall on the same few maps).
+    stretch: float = 0.0
 
 
 @dataclass
@@ -89,6 +94,9 @@ class Topology:
     hubs: dict[Cell, HubSpec] = field(default_factory=dict)
     relations: list[Relation] = field(default_factory=list)
     closures: list[Closure] = field(default_factory=list)
+    #: Extra space (m) between columns and between rows, beyond what their roads need.
+    spread_x: list[float] = field(default_factory=list)
+    spread_y: list[float] = field(default_factory=list)
 
     def neighbour(self, cell: Cell, side: str) -> Cell | None:
         dc, dr = SIDE_STEP[side]
@@ -138,6 +146,9 @@ def draw(rng: random.Random, size: str) -> Topology:
         topo.relations.append(Relation(a, b, side, kind, toward, kind == 'branching' and rng.random() < 0.5))
     topo.closures = _closures(rng, topo, joined, claimed)
     _locations(rng, topo)
+    topo.closures = [replace(c, stretch=rng.random()) for c in topo.closures]
+    topo.spread_x = [round(rng.uniform(0.0, SPREAD), 2) for _ in range(cols - 1)]
+    topo.spread_y = [round(rng.uniform(0.0, SPREAD), 2) for _ in range(rows - 1)]
     return topo
 
 
