@@ -50,7 +50,8 @@ def map_text(plan: MapPlan, name: str, size: tuple[float, float], header: list[s
             if 'straight' in p:
                 lines.append(f"      - straight: {num(p['straight'])}")
             else:
-                lines.append(f"      - arc: {{radius: {num(p['arc']['radius'])}, angle_deg: {num(p['arc']['angle_deg'])}}}")
+                arc = p['arc']
+                lines.append(f"      - arc: {{radius: {num(arc['radius'])}, angle_deg: {num(arc['angle_deg'])}}}")
     lines.append('barcodes:')
     for road in plan.roads:
         for at, code, bid in sorted(road.barcodes):

@@ -98,7 +98,8 @@ def _candidate(rng: random.Random, seed: int, size: str, rejected: list[str]) ->
     plan, sheet = _on_sheet(plan, clearance.bounds(pts))
     limit = SIZES[size]
     if sheet[0] > limit[0] + 1e-9 or sheet[1] > limit[1] + 1e-9:
-        raise topology.DrawError(f'the sheet would be {sheet[0]:g} × {sheet[1]:g} m, over {limit[0]:g} × {limit[1]:g}')
+        raise topology.DrawError(f'the sheet would be {sheet[0]:g} × {sheet[1]:g} m, '
+                                 f'over {limit[0]:g} × {limit[1]:g}')
     name = map_name(seed, size)
     text = emit_text(plan, name, sheet, seed, size)
     road_map = parse_map(parse_yaml(text, name, MapError), name)
@@ -112,7 +113,8 @@ def _candidate(rng: random.Random, seed: int, size: str, rejected: list[str]) ->
 
 def _place_locations(plan: MapPlan, rng: random.Random) -> None:
     """Locations numbered 1..7 in road order, the needed ones first, anywhere along their straight."""
-    roads = [r for r in plan.roads if r.needs_location] + [r for r in plan.roads if r.wants_location and not r.needs_location]
+    roads = [r for r in plan.roads if r.needs_location] + \
+        [r for r in plan.roads if r.wants_location and not r.needs_location]
     for road in roads:
         number = len(plan.locations) + 1
         where = rng.random()

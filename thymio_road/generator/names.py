@@ -105,7 +105,8 @@ def _bases() -> list[Path]:
     if os.environ.get('THYMIO_ROAD_CACHE'):
         return [Path(os.environ['THYMIO_ROAD_CACHE'])]
     xdg = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
-    return [Path(xdg) / 'thymio_road', Path(tempfile.gettempdir()) / f'thymio_road-{os.getuid() if hasattr(os, "getuid") else "user"}']
+    user = os.getuid() if hasattr(os, 'getuid') else 'user'
+    return [Path(xdg) / 'thymio_road', Path(tempfile.gettempdir()) / f'thymio_road-{user}']
 
 
 @lru_cache(maxsize=4)
