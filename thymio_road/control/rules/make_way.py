@@ -47,7 +47,7 @@ class MakeWay(Rule):
         self.retrace: list[tuple[int, int]] = []
         #: Distance (motor units per event, summed) to drive again before marks are read.
         self.suppress = 0
-        #: Inside an intersection: the commands backed, to drive forwards again (the last first).
+        #: In a crossroad: the commands backed, to drive forwards again (the last first).
         self.owed: list[tuple[int, int]] = []
         self.exact = False
         #: Driving back, stopped by something in front: the reasons to make way may fire again.
@@ -72,7 +72,7 @@ class MakeWay(Rule):
         return self.making_way is not None or self.holding is not None or bool(self.owed)
 
     def step(self, ctl, percept) -> tuple[int, int] | None:
-        """Backing, then holding, then (inside an intersection) driving back: the wheels, or None
+        """Backing, then holding, then (in a crossroad) driving back: the wheels, or None
         when none of them (or the hold just ended)."""
         self.blocked_returning = False
         if self.making_way is None and self.holding is None:
