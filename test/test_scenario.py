@@ -107,8 +107,7 @@ CONFIG = Path(__file__).parent.parent / 'config'
 PRIORITY_BEFORE = {
     'name': 'priority', 'map': '../maps/final.yaml', 'duration': 1800.0, 'seed': 1,
     'controller': {'speed': 150, 'trigger_security': 'strict', 'bias_crossroad': 100, 'bias_crossroad_left': 80,
-                   'avoidance': 'v2', 'recovery': 'both', 'traffic_rules': 'improved', 'light_timeout': 100,
-                   'light_timeout_crossroad': 450},  # issue #27, through final_traffic
+                   'avoidance': 'v2', 'recovery': 'both', 'traffic_rules': 'improved', 'light_timeout': 100},
     'robots': {'count': 16, 'road': 'north', 'start': 3.3, 'calibrate': True,
                'overrides': {'thymio1': {'kind': 'priority'}}, 'missions': {'thymio1': [4]}},
     'ir': {'model': 'enki_doc'},
@@ -144,6 +143,29 @@ def test_priority_loads_as_before(tmp_path):
         return [(s.executable, s.namespace, {k: v for k, v in s.parameters.items() if k != 'scenario_file'})
                 for s in node_specs(scenario)]
     assert specs(now) == specs(before)
+
+
+def _controller_params(scenario):
+    return [s.parameters for s in node_specs(scenario) if s.executable == 'thymio_controller']
+
+
+def test_a_crossroad_lights_timeout_outlasts_their_longest_red(tmp_path):
+    # final_traffic: X1's 2 phases x (8 s green + 16 s all red) - 8 s = 40 s of red, and 5 s more.
+    assert {p['light_timeout_crossroad'] for p in _controller_params(load_scenario('final_traffic'))} == {450}
+    # Longer all reds lengthen it: a robot that drove on after 45 s would meet a green across it.
+    data = yaml.safe_load((CONFIG / 'scenarios' / 'final_traffic.yaml').read_text())
+    data['map'] = str(config_dir() / 'maps' / 'final.yaml')
+    data['lights']['crossroad_clearance'] = 30.0
+    slow = load_scenario(_yaml(tmp_path / 'slow.yaml', data))
+    assert {p['light_timeout_crossroad'] for p in _controller_params(slow)} == {(2 * (8 + 30) - 8 + 5) * 10}
+    # A value the scenario gives is kept; without a light_timeout a robot waits for its go anyway.
+    def timeouts(name):
+        scenario = load_scenario(_yaml(tmp_path / name, data))
+        return {p['light_timeout_crossroad'] for p in _controller_params(scenario)}
+    data['controller']['light_timeout_crossroad'] = 600
+    assert timeouts('given.yaml') == {600}
+    del data['controller']['light_timeout'], data['controller']['light_timeout_crossroad']
+    assert timeouts('none.yaml') == {0}
 
 
 def _yaml(path, data):

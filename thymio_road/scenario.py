@@ -7,6 +7,7 @@ runtime instantiates its specs in one process and the launch files turn the same
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import sys
@@ -599,8 +600,11 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
         **_typed(world_params(scenario)),
     })]
     graph = _road_graph(scenario.road_map)
+    crossroad_timeout = crossroad_light_timeout(scenario)
     for k, entry in enumerate(scenario.robots):
         controller = dict(entry.controller)
+        if controller.get('light_timeout') and not controller.get('light_timeout_crossroad'):
+            controller['light_timeout_crossroad'] = crossroad_timeout
         # Each robot's random decisions get their own seed, derived from the scenario's.
         controller.setdefault('seed', scenario.seed * 1000 + k)
         params = {**_typed(ControllerParams(**controller)), 'use_sim_time': True,
@@ -621,6 +625,20 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
             'seed': scenario.seed, 'light': light.name,
             **node_parameters(light.timing, light.battery), 'use_sim_time': True}))
     return specs
+
+
+#: How much longer than its light's longest red a robot held at a crossroad waits in silence.
+CROSSROAD_TIMEOUT_MARGIN = 5.0
+
+
+def crossroad_light_timeout(scenario: Scenario) -> int:
+    """A robot's timeout at a crossroad's light, in events of 0.1 s: the longest red of the
+    scenario's crossroad lights and a margin, so that silence there is taken for a dead light,
+    never for a green (issue #27: 10 s ran a red; X1's lights of final_traffic give 45 s). 0 when
+    the scenario has no crossroad light."""
+    reds = [light.timing.longest_red(light.place.phases) for light in scenario.lights
+            if light.place.kind == 'crossroad']
+    return math.ceil((max(reds) + CROSSROAD_TIMEOUT_MARGIN) * 10) if reds else 0
 
 
 def _road_graph(road_map: RoadMap) -> RoadGraph | None:

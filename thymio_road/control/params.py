@@ -82,7 +82,8 @@ class ControllerParams:
     #: (docs/traffic.md).
     obey_lights: bool = True
     light_timeout: int = 0
-    #: The timeout at a crossroad's light (0: `light_timeout`). Silence there is not a green:
+    #: The timeout at a crossroad's light (0: `light_timeout`; a scenario with crossroad lights
+    #: sets it from their timing, scenario.crossroad_light_timeout). Silence there is not a green:
     #: with four lights and the robots around it all sending, a held robot can miss every code of
     #: its light for longer than a location's timeout while the light still says red, and a robot
     #: that drives on then meets the crossing lanes' green (issue #27: a contact at X1's east exit

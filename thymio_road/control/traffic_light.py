@@ -114,6 +114,10 @@ class Timing:
         held = self.priority_preemption if priority else 0.0
         return phases * (self.green + held + self.clearance + self.clearance_extension)
 
+    def longest_red(self, phases: int = 2, priority: bool = False) -> float:
+        """The longest a lane waits from the end of its green to its next green."""
+        return self.longest_cycle(phases, priority) - self.green
+
     def phase_at(self, t: float, phases: int = 2) -> int | None:
         """The open phase at time t (s), or None during a clearance (every phase is followed by one)."""
         slot = self.green + self.clearance
