@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from thymio_road.analysis.lane_points import LanePoints
-from thymio_road.analysis.stalls import STALL_TIME, Places, by_time, holder
+from thymio_road.analysis.stalls import STALL_TIME, Places, Stall, by_time, holder
 
 #: Arc length (m) a robot must gain to advance: more than the 3–6 cm that robots held for a
 #: minute crept, less than a robot's spacing in a queue (17 cm).
@@ -100,25 +100,13 @@ def _owner(road_id: str, intersections: dict[str, str]) -> str | None:
 
 
 @dataclass
-class Stuck:
-    robot: str
-    #: Its last advance (s): the episode's start.
-    since: float
-    #: Its next advance (s); None: still stuck at the end.
-    until: float | None
-    x: float
-    y: float
-    where: str
-    held_by: str
-    state: str | None
+class Stuck(Stall):
+    """A stall by progress: `since` is its last advance, `until` its next (None: stuck at the end)."""
     #: The intersection it was confined to when found stuck, if any.
     confined_in: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {'robot': self.robot, 'since_s': round(self.since, 1),
-                'until_s': None if self.until is None else round(self.until, 1),
-                'x': round(self.x, 3), 'y': round(self.y, 3), 'where': self.where, 'held_by': self.held_by,
-                'state': self.state, 'confined_in': self.confined_in}
+        return {**super().as_dict(), 'confined_in': self.confined_in}
 
 
 @dataclass

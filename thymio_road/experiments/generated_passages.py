@@ -59,39 +59,11 @@ def taken(road_map: Any, score: Any) -> set[tuple[str, str]]:
 
 
 def drive(scenario: Any, robot: str = 'thymio1') -> tuple[dict, Any]:
-    """Run the scenario and score the robot's passages (as experiments/passages.py does), leaving
-    out the decisions of the last TAIL seconds: a passage may still be under way when the run
-    ends (a left turn through a crossroad takes 15.5 s), and it would count as unmatched."""
-    import bisect
-    import json
-
-    from thymio_road.analysis.passages import score_passages
-    from thymio_road.nodes import msgs
-    from thymio_road.runtime.node import EmbeddedNode
-    from thymio_road.runtime.run import Graph
-
-    graph = Graph(scenario)
-    world = graph.world_node.world
-    i = world.index[robot]
-    robot_events: list[dict] = []
-    world_events: list[dict] = []
-    roads: list[tuple[float, str | None]] = []
-    observer = EmbeddedNode(graph.executor, 'generated_passages')
-    observer.create_subscription(msgs.String, f'/{robot}/controller/events',
-                                 lambda m: robot_events.append(json.loads(m.data)), 100)
-    observer.create_subscription(msgs.String, '/world/events', lambda m: world_events.append(json.loads(m.data)), 100)
-    observer.create_timer(0.1, lambda: roads.append((graph.executor.now_ns / 1e9, world.road_under(i))))
-    graph.run(scenario.duration)
-    times = [t for t, _ in roads]
-
-    def road_at(t: float) -> str | None:
-        k = bisect.bisect_right(times, t) - 1
-        return roads[k][1] if k >= 0 else None
-
-    decided = [e for e in robot_events if e.get('kind') != 'decision' or e['t'] <= scenario.duration - TAIL]
-    score = score_passages(scenario.road_map, robot, world_events, decided, road_at, until=scenario.duration)
-    summary = next(row for row in world.summary() if row['robot'] == robot)
-    return summary, score
+    """Run the scenario and score the robot's passages (experiments/passages.py), leaving out the
+    decisions of the last TAIL seconds: a passage may still be under way when the run ends (a left
+    turn through a crossroad takes 15.5 s), and it would count as unmatched."""
+    from thymio_road.experiments.passages import drive as drive_passages
+    return drive_passages(scenario, robot, tail=TAIL)
 
 
 def drive_map(job: Job) -> dict:

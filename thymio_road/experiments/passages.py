@@ -10,8 +10,10 @@ if TYPE_CHECKING:
     from thymio_road.scenario import Scenario
 
 
-def drive(scenario: 'Scenario', robot: str = 'thymio1') -> tuple[dict, PassageScore]:
-    """Run a scenario in the embedded runtime and score one robot's intersection passages."""
+def drive(scenario: 'Scenario', robot: str = 'thymio1', tail: float = 0.0) -> tuple[dict, PassageScore]:
+    """Run a scenario in the embedded runtime and score one robot's intersection passages, leaving
+    out the decisions of the last `tail` seconds (a passage still under way at the end would count
+    as unmatched)."""
     import bisect
     import json
 
@@ -37,6 +39,7 @@ def drive(scenario: 'Scenario', robot: str = 'thymio1') -> tuple[dict, PassageSc
         k = bisect.bisect_right(times, t) - 1
         return roads[k][1] if k >= 0 else None
 
-    score = score_passages(scenario.road_map, robot, world_events, robot_events, road_at, until=scenario.duration)
+    decided = [e for e in robot_events if e.get('kind') != 'decision' or e['t'] <= scenario.duration - tail]
+    score = score_passages(scenario.road_map, robot, world_events, decided, road_at, until=scenario.duration)
     summary = next(row for row in world.summary() if row['robot'] == robot)
     return summary, score
