@@ -49,9 +49,9 @@ def test_node_specs_world_then_one_controller_per_namespace(tmp_path):
 
 @pytest.mark.parametrize('data,expected', [
     ({**BASE, 'controller': {'sped': 3}}, "scenario.controller: unknown parameter 'sped'"),
-    ({**BASE, 'controller': {'speed': 'fast'}}, 'scenario.controller.speed: must be a number'),
-    ({**BASE, 'controller': {'speed': 900}}, 'speed must be in -500..500'),
-    ({**BASE, 'world': {'physics_dt': 1.0}}, 'scenario.world: physics_dt must be in'),
+    ({**BASE, 'controller': {'speed': 'fast'}}, "scenario.controller.speed: 'fast': must be an integer"),
+    ({**BASE, 'controller': {'speed': 900}}, 'scenario.controller.speed: 900: must be an integer in -500..500'),
+    ({**BASE, 'world': {'physics_dt': 1.0}}, 'scenario.world.physics_dt: 1.0: must be a number in [0.0005, 0.05] s'),
     ({**BASE, 'robots': {'count': 40, 'road': 'loop'}}, '40 robots do not fit'),
     ({**BASE, 'robots': {'count': 2, 'road': 'ring'}}, "no road 'ring'"),
     ({'robots': BASE['robots']}, "missing required field 'map'"),

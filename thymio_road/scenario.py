@@ -25,6 +25,7 @@ from thymio_road.map.loader import load_map
 from thymio_road.map.road_graph import RoadGraph
 from thymio_road.map.road_map import RoadMap
 from thymio_road.map import starts
+from thymio_road.map.schema import check_values
 from thymio_road.map.validation import (MAX_DURATION, MAX_ROBOTS, MAX_SEED, ConfigError, Fields,
                                         load_yaml, show)
 from thymio_road.sim import robot_model as rm
@@ -370,21 +371,9 @@ def _ir(data: dict, source: str) -> dict[str, Any]:
 
 
 def _check_fields(values: dict, cls: type, where: str) -> None:
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    for key, value in values.items():
-        if key not in known:
-            raise ScenarioError(f"{where}: unknown parameter {show(key)} (known: {', '.join(known)})")
-        default = getattr(cls(), key)
-        if isinstance(default, bool):
-            if not isinstance(value, bool):
-                raise ScenarioError(f'{where}.{key}: must be true or false, got {show(value)}')
-        elif isinstance(default, (int, float)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ScenarioError(f'{where}.{key}: must be a number, got {show(value)}')
-            if isinstance(default, int) and not isinstance(value, int):
-                raise ScenarioError(f'{where}.{key}: must be an integer, got {show(value)}')
-        elif isinstance(default, str) and not isinstance(value, str):
-            raise ScenarioError(f'{where}.{key}: must be a string, got {show(value)}')
+    """Names, types, finiteness and ranges of `values` as parameters of `cls` (its schema,
+    map/schema.py), each refused as 'file: section.field: value: why'."""
+    check_values(cls, values, where, ScenarioError)
 
 
 def _check_world(world: dict, source: str) -> None:
@@ -411,6 +400,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     #: timed to meet at an intersection).
     positions = f.optional('positions', dict, {})
     f.done()
+    own_overrides = overrides
     if calibration_file:
         # Per-robot parameters measured by `thymio-road calibrate` (report §10); explicit
         # overrides in the scenario win over them.
@@ -451,6 +441,11 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
                             f"({road.length:.2f} m) with room to move ({MIN_SPACING} m apart, off barcodes and "
                             f"intersections): at most {fit}")
     names = [f'{prefix}{k + 1}' for k in range(count)]
+    for key, given in (('overrides', own_overrides), ('positions', positions), ('missions', missions)):
+        for name in given:
+            if not _robot_of_run(name, names, prefix, count_override):
+                f.fail(f'{key}.{name}' if isinstance(name, str) else key,
+                       f"no robot {show(name)} (robots: {names[0]}..{names[-1]})")
     for name, params in overrides.items():
         if name not in names:
             continue  # an override for a robot beyond --robots N is simply unused
@@ -458,9 +453,6 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             raise ScenarioError(f'{source}: scenario.robots.overrides.{name}: must be a mapping, '
                                 f'got {show(params)}')
         _check_fields(params, ControllerParams, f'{source}: scenario.robots.overrides.{name}')
-    for name in missions:
-        if name not in names and count_override is None:
-            f.fail('missions', f"no robot {show(name)} (robots: {names[0]}..{names[-1]})")
     locations = map_locations(road_map)
     # Everything the file says is checked before the robots calibrate (seconds of simulation).
     plans = []
@@ -486,6 +478,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
                                     f'{span.what} ({span.start:.2f}..{span.end:.2f} m); robots start off barcodes '
                                     'and intersections')
         plans.append((name, float(s), ','.join(map(str, numbers))))
+    _refuse_overlaps(plans, positions, road, f)
     calibration_world = calibration_world or {}
     measured: dict[int, dict] = {}
     if auto_calibrate:
@@ -501,6 +494,37 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             raise ScenarioError(f'{source}: controller parameters of {name}: {exc}') from None
         entries.append(RobotEntry(name, road_id, s, params, mission))
     return tuple(entries)
+
+
+def _robot_of_run(name: Any, names: list[str], prefix: str, count_override: int | None) -> bool:
+    """Whether `name` (a key of robots.overrides, positions or missions) is a robot of the run; with
+    --robots N, a robot the file has beyond N is too (its entry is then unused)."""
+    if name in names:
+        return True
+    if count_override is None or not isinstance(name, str) or not name.startswith(prefix):
+        return False
+    number = name[len(prefix):]
+    return number.isascii() and number.isdigit() and 1 <= int(number) <= MAX_ROBOTS
+
+
+#: Closest two robots' follow sensors may start along a road: a Thymio's body is this long
+#: (front arc 8 cm ahead of the centre, rear 3 cm behind), so closer ones start inside each other.
+BODY_LENGTH = round(rm.HULL_FRONT_RADIUS - rm.HULL_REAR_X, 3)
+
+
+def _refuse_overlaps(plans: list[tuple[str, float, str]], positions: dict, road: Any, f: Fields) -> None:
+    """Robots given `positions` must not start inside another robot (two at the same arc length
+    drove on top of each other: 107 contacts)."""
+    placed = sorted((s, name) for name, s, _ in plans)
+    pairs = list(zip(placed, placed[1:]))
+    if road.closed and len(placed) >= 2:
+        pairs.append((placed[-1], (placed[0][0] + road.length, placed[0][1])))
+    for (s1, a), (s2, b) in pairs:
+        if s2 - s1 < BODY_LENGTH:
+            name, other = (b, a) if b in positions else (a, b)
+            here = positions.get(name)
+            f.fail(f'positions.{name}', f"{show(here)}: {abs(s2 - s1):.3f} m from {other} on road {road.id!r}: "
+                                        f'their bodies would overlap (robots start at least {BODY_LENGTH} m apart)')
 
 
 def _with_id(params: dict[str, Any], k: int) -> dict[str, Any]:

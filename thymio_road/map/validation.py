@@ -42,6 +42,25 @@ class _Loader(yaml.SafeLoader):
     reads those as strings, so `duration: 1e9` would be refused as "not a number"."""
 
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        """A mapping whose keys are all different: YAML forbids a key twice, and PyYAML would
+        silently keep the last value (`map: oval` then `map: final` runs on the final map)."""
+        seen: dict[Any, yaml.Node] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == 'tag:yaml.org,2002:merge':
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:  # an unhashable key: the constructor refuses it below
+                continue
+            if first is not key_node:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f'duplicate key {show(key, 30)} (first at line {first.start_mark.line + 1})',
+                    key_node.start_mark)
+        return super().construct_mapping(node, deep)
+
+
 _Loader.add_implicit_resolver(
     'tag:yaml.org,2002:float',
     re.compile(r'^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$'),

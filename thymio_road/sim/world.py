@@ -25,7 +25,9 @@ from thymio_road.sim.layout import (BARCODE_OUT, CLOCK, GAIN, GROUND_OUT, GROUP,
                                     QUEUE_ROBOT, RIGHT, ROAD_LOSSES, SETTLED, STOPPED_FOR, TARGET, THETA,
                                     TIME_ON_ROAD, TIME_SENSED, WHEEL, X, Y)
 from thymio_road.sim.motion import command, move_group_logged, move_logged
+from thymio_road.map import schema
 from thymio_road.map.road_map import RoadMap
+from thymio_road.map.schema import param
 from thymio_road.sim.noise import NoiseStream
 from thymio_road.sim.sensors import GroundSensing, ProxSensing, sheet_walls
 
@@ -54,33 +56,29 @@ class WorldParams:
 
     #: Tick of the world: sensor phases are multiples of it, and it bounds the integration step
     #: whenever robots are close enough to touch.
-    physics_dt: float = 0.01
-    motor_noise: float = rm.MOTOR_NOISE
+    physics_dt: float = param(0.01, 0.0005, 0.05, 's')
+    #: Noise on each motor command, relative (Enki: ±2.7 %).
+    motor_noise: float = param(rm.MOTOR_NOISE, 0.0, 1.0)
     #: Time constant of the wheels reaching a new target speed (the Thymio's motor regulator);
     #: 0 makes speed changes instant.
-    motor_time_constant: float = 0.0
+    motor_time_constant: float = param(0.0, 0.0, 10.0, 's')
     #: Robot-to-robot spread of the motor gain (the report calibrates it away, §10).
-    motor_gain_spread: float = 0.03
+    motor_gain_spread: float = param(0.03, 0.0, 0.5, why='a wider spread drives robots off the road')
     #: Spread of the difference between a robot's two wheels (relative; ±1 % by default).
-    wheel_imbalance_spread: float = 0.01
-    ground_noise: float = rm.GROUND_NOISE
-    prox_noise: float = rm.PROX_NOISE
+    wheel_imbalance_spread: float = param(0.01, 0.0, 0.5)
+    #: Noise of a ground sensor reading (raw units of 0..1023).
+    ground_noise: float = param(rm.GROUND_NOISE, 0.0, 1023.0, 'sensor units')
+    #: Noise of a proximity sensor reading (raw units).
+    prox_noise: float = param(rm.PROX_NOISE, 0.0, rm.PROX_M, 'sensor units')
     #: Relative scale error of the wheel odometry, drawn once per robot.
-    odometry_scale_spread: float = 0.01
+    odometry_scale_spread: float = param(0.01, 0.0, 0.5)
     #: Cell size of the published ``/map`` (m; a whole multiple of the map's raster). The
     #: sensors sample the map's own raster (1 mm); 5 mm keeps the final map's /map at 1.5 MB
     #: instead of 38 MB, for RViz and the bags.
-    map_resolution: float = 0.005
+    map_resolution: float = param(0.005, 0.0, 0.1, 'm', low_open=True)
 
     def __post_init__(self) -> None:
-        if not 0.0005 <= self.physics_dt <= 0.05:
-            raise ValueError(f'physics_dt must be in [0.0005, 0.05] s, got {self.physics_dt}')
-        if not 0 < self.map_resolution <= 0.1:
-            raise ValueError(f'map_resolution must be in (0, 0.1] m, got {self.map_resolution}')
-        for name in ('motor_noise', 'motor_time_constant', 'motor_gain_spread', 'wheel_imbalance_spread', 'ground_noise', 'prox_noise',
-                     'odometry_scale_spread'):
-            if getattr(self, name) < 0:
-                raise ValueError(f'{name} must be >= 0, got {getattr(self, name)}')
+        schema.check(self)
 
 
 class World:
