@@ -59,11 +59,15 @@ def register(sub: Any) -> None:
                          help="several scenarios instead of --scenario: generated maps and shipped or file "
                               "scenarios, e.g. 'generated:1-30' or 'generated:4,final_traffic'; the tables then "
                               "add runs per failure class and the throughput per scenario against a lone robot")
-    traffic.add_argument('--robots', type=arg_int(1, MAX_ROBOTS), nargs='+', default=[10],
-                         help='robot counts (default: 10)')
-    traffic.add_argument('--seeds', type=seeds, default=[1, 2, 3, 4, 5], help="seeds, '1-5' or '1,3' (default: 1-5)")
-    traffic.add_argument('--duration', type=arg_float(0, MAX_DURATION, low_open=True), default=3600.0,
-                         help='simulated seconds per run (default: 3600)')
+    traffic.add_argument('--robots', type=arg_int(1, MAX_ROBOTS), nargs='+', help='robot counts (default: 10)')
+    traffic.add_argument('--seeds', type=seeds, help="seeds, '1-5' or '1,3' (default: 1-5; 1 with --fundamental)")
+    traffic.add_argument('--duration', type=arg_float(0, MAX_DURATION, low_open=True),
+                         help='simulated seconds per run (default: 3600; 600 with --fundamental)')
+    traffic.add_argument('--fundamental', action='store_true',
+                         help="the scenario's fundamental diagram instead: flow (passages and metres per minute) "
+                              'and speed against density (robots per metre of road), --robots counts (default: '
+                              'ten from 1 to as many as the scenario places) over --seeds (default: 1); '
+                              'fundamental.png and fundamental.json in --out')
     traffic.add_argument('--out', type=Path, help='folder of the runs (default: runs/traffic-<time>)')
     sweep.add_arguments(traffic)
     traffic.set_defaults(func=cmd_traffic)
@@ -100,6 +104,10 @@ def register(sub: Any) -> None:
 def cmd_traffic(args: argparse.Namespace) -> int:
     from thymio_road.experiments.traffic_table import classes, markdown, run_table, throughput
     from thymio_road.scenario import load_scenario
+    if args.fundamental:
+        return _fundamental(args)
+    args.robots, args.seeds = args.robots or [10], args.seeds or [1, 2, 3, 4, 5]
+    args.duration = args.duration or 3600.0
     scenarios = args.maps or [args.scenario]
     for name in scenarios:
         load_scenario(name)  # a broken scenario is refused before the first run
@@ -115,6 +123,29 @@ def cmd_traffic(args: argparse.Namespace) -> int:
         print()
         print(throughput(rows))
     return 0 if all(r['ok'] for r in rows) else 1
+
+
+def _fundamental(args: argparse.Namespace) -> int:
+    from thymio_road.experiments import fundamental
+    from thymio_road.map.validation import ConfigError
+    from thymio_road.scenario import load_scenario
+    if args.maps:
+        raise ConfigError("--fundamental draws one scenario's diagram: give --scenario, not --maps")
+    load_scenario(args.scenario)  # a broken scenario is refused before the first run
+    counts = sorted(set(args.robots)) if args.robots else \
+        fundamental.counts(fundamental.capacity(args.scenario, MAX_ROBOTS))
+    seed_list, duration = args.seeds or [1], args.duration or 600.0
+    out = args.out or Path('runs') / f'fundamental-{time.strftime("%Y%m%d-%H%M%S")}'
+    print(f'{len(counts) * len(seed_list)} runs of {duration:g} s with {", ".join(map(str, counts))} robots; '
+          f'summaries in {out}/', file=sys.stderr)
+    curve = fundamental.diagram(args.scenario, counts, seed_list, duration, out, workers=args.workers,
+                                scheduler=args.scheduler, progress=True)
+    if not curve:
+        print('error: every run failed (no point to draw)', file=sys.stderr)
+        return 1
+    print(fundamental.markdown(curve))
+    print(f'\n{out / "fundamental.png"}', file=sys.stderr)
+    return 0
 
 
 def cmd_priority(args: argparse.Namespace) -> int:

@@ -176,7 +176,8 @@ def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[in
         what = 'ok' if row['ok'] or job.lone else 'FAILS: ' + ', '.join(row['failures']) if outcome.ok \
             else f'ERROR: {outcome.error}'
         name = f'{job.scenario}, ' if several else ''
-        return f'{name}{"a lone robot" if job.lone else f"{job.robots} robots"}, seed {job.seed}: {what}'
+        robots = 'a lone robot' if job.lone else f'{job.robots} robot{"" if job.robots == 1 else "s"}'
+        return f'{name}{robots}, seed {job.seed}: {what}'
 
     outcomes = sweep.run(run_job, lone_jobs + jobs, workers=workers, scheduler=scheduler, describe=finished,
                          progress=progress)
