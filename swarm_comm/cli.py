@@ -6,7 +6,6 @@ Registered into a host CLI with :func:`register`, or run alone: ``python -m swar
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from collections.abc import Sequence
@@ -14,17 +13,18 @@ from pathlib import Path
 
 import numpy as np
 
+from thymio_road.map.validation import arg_float, arg_int
+
 from .scalability import CHANNEL_RULES, DEFAULT_CHANNEL, DEFAULT_LAYOUT, LAYOUTS
 
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'must be a positive integer, got {text!r:.60}')
-    return value
+#: Ranges of the options: each bounds the time and memory of one command (the defaults and the
+#: paper's settings lie well inside).
+SAMPLES, GRID_AXIS, MESSAGES, TRIALS, REPETITIONS = arg_int(1, 10_000_000), arg_int(1, 1000), arg_int(1, 100_000), \
+    arg_int(1, 1_000_000), 10_000
+#: Distances and the communication radius (cm), the bit rate (symbols/s), the time constant (s).
+DISTANCE, BIT_RATE, TIME_CONSTANT = arg_float(0, 1000, low_open=True), arg_float(0, 1e6, low_open=True), arg_float(0, 10)
+#: Most distances one static run measures, and most robots around one in the scalability run.
+MAX_DISTANCES, MAX_COUNT = 10_000, 1000
 
 
 def _seed(text: str) -> int:
@@ -54,19 +54,9 @@ def _at_least_two(text: str) -> int:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 2:
-        raise argparse.ArgumentTypeError(f'must be an integer >= 2 (confidence intervals need two runs), '
-                                         f'got {text!r:.60}')
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float('nan')
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f'must be a positive number, got {text!r:.60}')
+    if not 2 <= value <= REPETITIONS:
+        raise argparse.ArgumentTypeError(f'must be an integer in 2..{REPETITIONS} (>= 2: confidence intervals '
+                                         f'need two runs), got {text!r:.60}')
     return value
 
 
@@ -74,9 +64,9 @@ def _int_list(text: str) -> tuple[int, ...]:
     try:
         values = tuple(int(v) for v in text.split(',') if v.strip())
     except ValueError as error:
-        raise argparse.ArgumentTypeError(f'expected comma-separated integers, got {text!r}') from error
-    if not values or min(values) < 0:
-        raise argparse.ArgumentTypeError(f'expected non-negative integers, got {text!r}')
+        raise argparse.ArgumentTypeError(f'expected comma-separated integers, got {text!r:.60}') from error
+    if not values or not all(1 <= v <= MAX_COUNT for v in values):
+        raise argparse.ArgumentTypeError(f'expected comma-separated robot counts in 1..{MAX_COUNT}, got {text!r:.60}')
     return values
 
 
@@ -136,6 +126,10 @@ def _static(args: argparse.Namespace) -> int:
         print(f'error: --min-distance {args.min_distance:g} is above --max-distance {args.max_distance:g}',
               file=sys.stderr)
         return 2
+    if (args.max_distance - args.min_distance) / args.step >= MAX_DISTANCES:
+        print(f'error: --step {args.step:g} from --min-distance {args.min_distance:g} to --max-distance '
+              f'{args.max_distance:g} gives more than {MAX_DISTANCES} distances', file=sys.stderr)
+        return 2
     distances = np.arange(args.min_distance, args.max_distance + 1e-9, args.step)
     started = time.time()
     return _report(run_static(args.out, args.seed, messages=args.messages, distances=distances,
@@ -169,25 +163,25 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     sub = commands.add_parser('threshold', help='decision threshold m_t from the channel model (Fig. 9)')
     common(sub, 'out/swarmcom/threshold')
-    sub.add_argument('--samples', type=_positive_int, default=200_000, help='random poses (default: %(default)s)')
-    sub.add_argument('--grid', type=_positive_int, nargs=3, metavar=('N_D', 'N_THETA', 'N_O'),
+    sub.add_argument('--samples', type=SAMPLES, default=200_000, help='random poses (default: %(default)s)')
+    sub.add_argument('--grid', type=GRID_AXIS, nargs=3, metavar=('N_D', 'N_THETA', 'N_O'),
                      help='quantile grid instead of random poses; the paper used 1000 720 720')
     sub.set_defaults(func=_threshold)
 
     sub = commands.add_parser('static', help='static pair: P_e, P_l, ranges, codes (Figs. 10-13)')
     common(sub, 'out/swarmcom/static')
-    sub.add_argument('--messages', type=_positive_int, default=200, help='messages per distance (default: %(default)s)')
-    sub.add_argument('--min-distance', type=_positive_float, default=7.0)
-    sub.add_argument('--max-distance', type=_positive_float, default=107.0)
-    sub.add_argument('--step', type=_positive_float, default=1.0)
-    sub.add_argument('--bit-rate', type=_positive_float, default=310.0, help='symbols per second (default: %(default)s)')
-    sub.add_argument('--time-constant', type=float, default=0.0,
+    sub.add_argument('--messages', type=MESSAGES, default=200, help='messages per distance (default: %(default)s)')
+    sub.add_argument('--min-distance', type=DISTANCE, default=7.0, help='cm (default: %(default)s)')
+    sub.add_argument('--max-distance', type=DISTANCE, default=107.0, help='cm (default: %(default)s)')
+    sub.add_argument('--step', type=DISTANCE, default=1.0, help='cm (default: %(default)s)')
+    sub.add_argument('--bit-rate', type=BIT_RATE, default=310.0, help='symbols per second (default: %(default)s)')
+    sub.add_argument('--time-constant', type=TIME_CONSTANT, default=0.0,
                      help='measuring-circuit low-pass time constant in s, 0 = ideal (default: %(default)s)')
     sub.set_defaults(func=_static)
 
     sub = commands.add_parser('mobile', help='random walk in a 72x72 cm arena: broadcast vs flooding (Figs. 16-18)')
     common(sub, 'out/swarmcom/mobile')
-    sub.add_argument('--messages', type=_positive_int, default=25,
+    sub.add_argument('--messages', type=MESSAGES, default=25,
                      help='messages per run (default: %(default)s; the paper sent 1000 per configuration)')
     sub.add_argument('--repetitions', type=_at_least_two, default=20,
                      help='independent runs per configuration, >= 2, for the confidence intervals (default: %(default)s)')
@@ -196,10 +190,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
     sub = commands.add_parser('scalability', help='channels n_C against density (Fig. 20a)')
     common(sub, 'out/swarmcom/scalability')
-    sub.add_argument('--trials', type=_positive_int, default=100,
+    sub.add_argument('--trials', type=TRIALS, default=100,
                      help='placements per density (default: %(default)s; the paper ran 10000)')
     sub.add_argument('--counts', type=_int_list, default=None, help='numbers of surrounding robots, e.g. 1,10,272')
-    sub.add_argument('--radius', type=_positive_float, default=61.0, help='communication range in cm (default: %(default)s)')
+    sub.add_argument('--radius', type=DISTANCE, default=61.0, help='communication range in cm (default: %(default)s)')
     sub.add_argument('--channel', choices=CHANNEL_RULES, default=DEFAULT_CHANNEL,
                      help='range: at least the signal of facing robots at --radius (default); detect: below m_t = 4075')
     sub.add_argument('--occlusion', choices=('paths', 'centre', 'none'), default='paths',

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from thymio_road.map import atomic
+
 from .coding import CODES
 from .detector import DetectorConfig, estimate_threshold
 from .scalability import DEFAULT_CHANNEL, DEFAULT_LAYOUT, simulate_scalability
@@ -32,14 +34,14 @@ def _pyplot():
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
-    with path.open('w', newline='') as handle:
+    with atomic.atomic_path(path) as tmp, tmp.open('w', newline='') as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
         writer.writerows(rows)
 
 
 def _write_summary(out: Path, name: str, summary: dict) -> dict:
-    (out / f'{name}_summary.json').write_text(json.dumps(summary, indent=2, default=float) + '\n')
+    atomic.write_text(out / f'{name}_summary.json', json.dumps(summary, indent=2, default=float) + '\n')
     return summary
 
 
@@ -73,7 +75,7 @@ def run_threshold(out: Path | str, seed: int, samples: int = 200_000,
     ax_t.set(xlabel='m', ylabel='probability', title='Fig. 9c: decision threshold (eq. 32)')
     ax_t.legend()
     fig.tight_layout()
-    fig.savefig(out / 'threshold.png', dpi=120)
+    atomic.save_figure(fig, out / 'threshold.png', dpi=120)
     plt.close(fig)
     return _write_summary(out, 'threshold', {
         'threshold': estimate.threshold, 'relative_threshold': estimate.relative_threshold,
@@ -153,7 +155,7 @@ def _plot_static(out: Path, distances, by_detector, coded, pf_rows) -> None:
     for ax in axes.ravel():
         ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(out / 'static.png', dpi=120)
+    atomic.save_figure(fig, out / 'static.png', dpi=120)
     plt.close(fig)
 
 
@@ -213,7 +215,7 @@ def run_mobile_experiments(out: Path | str, seed: int, messages: int = 25,
         ax.set(title=title, xlabel='robots', ylabel='P_l (95 % CI over runs)')
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / 'mobile.png', dpi=120)
+    atomic.save_figure(fig, out / 'mobile.png', dpi=120)
     plt.close(fig)
     return _write_summary(out, 'mobile', {
         'runs_per_configuration': repetitions, 'messages_per_run': messages, 'seconds': elapsed, 'table': table,
@@ -236,7 +238,7 @@ def plot_scalability(path: Path, density, mean, std, reading: str) -> None:
     ax.set(xlabel='robot density (robots/m²)', ylabel='channels n_C (mean ± std)',
            title=f'Fig. 20a: n_C against density\n({reading})')
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    atomic.save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

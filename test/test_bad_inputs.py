@@ -8,10 +8,12 @@ is refused before any simulation runs, so the whole file takes well under a minu
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -197,6 +199,199 @@ CASES = [
 ]
 
 
+# --- issue #29: every parameter in range, names that exist, text as written, every option in range
+#: The shipped maps, changed one value at a time (an intersection's own parameters).
+FINAL_MAP = (ROOT / 'config' / 'maps' / 'final.yaml').read_text()
+SIMPLE_MAP = (ROOT / 'config' / 'maps' / 'simple.yaml').read_text()
+
+
+def final_map(old: str, new: str) -> str:
+    assert old in FINAL_MAP, old
+    return FINAL_MAP.replace(old, new, 1)
+
+
+def world(**values) -> dict:
+    return {'s.yaml': scenario(world=values)}
+
+
+def controller(**values) -> dict:
+    return {'s.yaml': scenario(controller=values)}
+
+
+def yaml_text(text: str) -> str:
+    """A scenario with a value YAML must read as written (.nan, .inf): safe_dump writes floats its own way."""
+    return scenario() + text
+
+
+def robots_text(entry: str) -> str:
+    """The scenario with one more `robots:` entry written as YAML text (.nan as the user writes it)."""
+    return scenario(robots=None) + f'robots: {{count: 2, road: loop, {entry}}}\n'
+
+
+def mission_text(mission: str) -> str:
+    """A scenario on the simple map whose thymio1 has `mission`, written as YAML text."""
+    return scenario(map='simple', robots=None) + f'robots: {{count: 1, road: outer, missions: {{thymio1: {mission}}}}}\n'
+
+
+SC = RUN + ['--scenario', 's.yaml']
+NEW_CASES = [
+    # world parameters: type, range, finiteness
+    ('world-motor-noise-nan', SC, {'s.yaml': yaml_text('world: {motor_noise: .nan}\n')},
+     ['s.yaml', 'scenario.world.motor_noise', 'nan', 'finite']),
+    ('world-ground-noise-inf', SC, {'s.yaml': yaml_text('world: {ground_noise: .inf}\n')},
+     ['s.yaml', 'scenario.world.ground_noise', 'inf']),
+    ('world-gain-spread-huge', SC, world(motor_gain_spread=1e6), ['s.yaml', 'scenario.world.motor_gain_spread',
+                                                                  '1000000.0', '[0, 0.5]']),
+    ('world-physics-dt-zero', SC, world(physics_dt=0), ['s.yaml', 'scenario.world.physics_dt', ': 0:', '0.0005']),
+    ('world-prox-noise-negative', SC, world(prox_noise=-1), ['s.yaml', 'scenario.world.prox_noise', '-1']),
+    ('world-resolution-word', SC, world(map_resolution='fine'), ['s.yaml', 'scenario.world.map_resolution', "'fine'"]),
+    ('world-time-constant-bool', SC, world(motor_time_constant=True),
+     ['s.yaml', 'scenario.world.motor_time_constant', 'True']),
+    ('world-unknown', SC, world(motor_nois=0.1), ['s.yaml', 'scenario.world', "'motor_nois'"]),
+    ('world-wheel-spread-huge', SC, world(wheel_imbalance_spread=3.0),
+     ['s.yaml', 'scenario.world.wheel_imbalance_spread', '3.0']),
+    # controller parameters
+    ('controller-gain-road-zero', SC, controller(gain_road=0), ['s.yaml', 'scenario.controller.gain_road', ': 0:',
+                                                                'divide by zero']),
+    ('controller-spin-divisor-zero', SC, controller(spin_divisor=0), ['s.yaml', 'scenario.controller.spin_divisor', '0']),
+    ('controller-gain-read-negative', SC, controller(gain_read=-6), ['s.yaml', 'scenario.controller.gain_read', '-6']),
+    ('controller-obs-negative', SC, controller(obs_threshold=-1), ['s.yaml', 'scenario.controller.obs_threshold', '-1']),
+    ('controller-speed-fraction', SC, controller(speed=150.5), ['s.yaml', 'scenario.controller.speed', '150.5',
+                                                               'integer']),
+    ('controller-speed-factor-nan', SC, {'s.yaml': yaml_text('controller: {speed_factor: .nan}\n')},
+     ['s.yaml', 'scenario.controller.speed_factor', 'nan']),
+    ('controller-avoidance-word', SC, controller(avoidance='v3'), ['s.yaml', 'scenario.controller.avoidance', "'v3'",
+                                                                   "'v1', 'v2' or 'off'"]),
+    ('controller-black-ratio-one', SC, controller(black_ratio=1.0), ['s.yaml', 'scenario.controller.black_ratio', '(0, 1)']),
+    ('controller-bias-low', SC, controller(bias_roundabout=10), ['s.yaml', 'scenario.controller.bias_roundabout', '10']),
+    ('controller-light-timeout-huge', SC, controller(light_timeout=10 ** 9),
+     ['s.yaml', 'scenario.controller.light_timeout', '1000000000']),
+    ('controller-robot-id-64', SC, controller(robot_id=64), ['s.yaml', 'scenario.controller.robot_id', '64']),
+    ('controller-seed-negative', SC, controller(seed=-1), ['s.yaml', 'scenario.controller.seed', '-1']),
+    ('controller-bool-word', SC, controller(obey_lights='sometimes'),
+     ['s.yaml', 'scenario.controller.obey_lights', "'sometimes'", 'true or false']),
+    # robots.overrides: values and names
+    ('override-gain-road-zero', SC, {'s.yaml': robots(overrides={'thymio1': {'gain_road': 0}})},
+     ['s.yaml', 'scenario.robots.overrides.thymio1.gain_road', '0']),
+    ('override-unknown-robot', SC, {'s.yaml': robots(overrides={'thymo1': {'gain_road': 3}})},
+     ['s.yaml', 'scenario.robots.overrides.thymo1', "no robot 'thymo1'", 'thymio1..thymio2']),
+    ('override-beyond-count', SC, {'s.yaml': robots(overrides={'thymio3': {'speed': 200}})},
+     ['s.yaml', 'scenario.robots.overrides.thymio3', "'thymio3'"]),
+    ('override-unknown-param', SC, {'s.yaml': robots(overrides={'thymio1': {'sped': 1}})},
+     ['s.yaml', 'scenario.robots.overrides.thymio1', "'sped'"]),
+    ('override-not-mapping', SC, {'s.yaml': robots(overrides={'thymio1': 5})},
+     ['s.yaml', 'scenario.robots.overrides.thymio1', '5']),
+    ('override-nan', SC, {'s.yaml': robots_text('overrides: {thymio2: {wheel_balance: .nan}}')},
+     ['s.yaml', 'scenario.robots.overrides.thymio2.wheel_balance', 'nan']),
+    # robots.positions: names and overlaps
+    ('positions-unknown-robot', SC, {'s.yaml': robots(positions={'thymo1': 0.5})},
+     ['s.yaml', 'scenario.robots.positions.thymo1', "no robot 'thymo1'"]),
+    ('positions-same', SC, {'s.yaml': robots(positions={'thymio1': 0.5, 'thymio2': 0.5})},
+     ['s.yaml', 'scenario.robots.positions.thymio2', '0.5', 'overlap']),
+    ('positions-overlap', SC, {'s.yaml': robots(positions={'thymio1': 0.5, 'thymio2': 0.55})},
+     ['s.yaml', 'scenario.robots.positions.thymio2', '0.55', '0.050 m from thymio1', 'overlap']),
+    ('positions-overlap-placed', SC, {'s.yaml': robots(count=1, positions={'thymio1': 0.5}, start=0.45)},
+     None),  # one robot: nothing to overlap; replaced below by a real overlap with a placed robot
+    ('positions-nan', SC, {'s.yaml': robots_text('positions: {thymio1: .nan}')},
+     ['s.yaml', 'scenario.robots.positions.thymio1', 'nan']),
+    ('positions-beyond-road', SC, {'s.yaml': robots(positions={'thymio1': 99})},
+     ['s.yaml', 'scenario.robots.positions.thymio1', '99']),
+    ('positions-word', SC, {'s.yaml': robots(positions={'thymio1': 'front'})},
+     ['s.yaml', 'scenario.robots.positions.thymio1', "'front'"]),
+    # calibration files: values in range
+    ('calibration-nan', SC, {'s.yaml': robots(calibration='cal.yaml'), 'cal.yaml': 'thymio1: {speed_factor: .nan}\n'},
+     ['cal.yaml', 'thymio1.speed_factor', 'nan']),
+    ('calibration-out-of-range', SC, {'s.yaml': robots(calibration='cal.yaml'), 'cal.yaml': 'thymio1: {wheel_balance: 3}\n'},
+     ['cal.yaml', 'thymio1.wheel_balance', '3', '[0.8, 1.25]']),
+    # a YAML key given twice
+    ('dup-key-top', SC, {'s.yaml': 'name: a\nmap: oval\nmap: final\nrobots: {road: loop}\n'},
+     ['s.yaml', 'line 3', "duplicate key 'map'", 'first at line 2']),
+    ('dup-key-nested', SC, {'s.yaml': 'name: a\nmap: oval\nrobots: {road: loop, count: 1, count: 2}\n'},
+     ['s.yaml', 'line 3', "duplicate key 'count'"]),
+    ('dup-key-map', ['map', 'check', 'm.yaml'], {'m.yaml': a_map() + 'size: [2.0, 2.0]\n'},
+     ['m.yaml', "duplicate key 'size'", 'first at line']),
+    ('dup-key-calibration', SC, {'s.yaml': robots(calibration='cal.yaml'),
+                                 'cal.yaml': 'thymio1: {speed_factor: 1.0}\nthymio1: {speed_factor: 1.1}\n'},
+     ['cal.yaml', 'line 2', "duplicate key 'thymio1'"]),
+    # missions written with digits that are not ASCII (str.isdigit() is True, the map has no such number)
+    ('mission-arabic-indic', SC, {'s.yaml': mission_text('"١"')},
+     ['s.yaml', 'scenario.robots.missions.thymio1', "'١'"]),
+    ('mission-fullwidth', SC, {'s.yaml': mission_text('"1,３"')},
+     ['s.yaml', 'scenario.robots.missions.thymio1', "'1,３'"]),
+    ('mission-devanagari-list', SC, {'s.yaml': mission_text('["१"]')},
+     ['s.yaml', 'scenario.robots.missions.thymio1', '१']),
+    # generated intersections name their own parameters, not a road they would generate
+    ('crossroad-approach-zero', ['map', 'check', 'm.yaml'], {'m.yaml': final_map('approach: 0.75', 'approach: 0')},
+     ['m.yaml', "crossroad 'X1'", 'approach: 0.0:', 'room for the right turn']),
+    ('crossroad-turn-straight-negative', ['map', 'check', 'm.yaml'],
+     {'m.yaml': final_map('heading_deg: 0, approach', 'heading_deg: 0, turn_straight: -1, approach')},
+     ['m.yaml', "crossroad 'X1'", 'turn_straight: -1']),
+    ('crossroad-light-offset-far', ['map', 'check', 'm.yaml'],
+     {'m.yaml': final_map('light_offset: 0.21', 'light_offset: 5')},
+     ['m.yaml', "crossroad 'X1'", 'light_offset: 5']),
+    ('crossroad-leave-short', ['map', 'check', 'm.yaml'], {'m.yaml': final_map('leave: 0.5', 'leave: 0.05')},
+     ['m.yaml', "crossroad 'X1'", 'leave: 0.05']),
+    ('roundabout-stub-negative', ['map', 'check', 'm.yaml'],
+     {'m.yaml': SIMPLE_MAP.replace('roundabout: {', 'roundabout: {stub: -1, ', 1)},
+     ['m.yaml', 'roundabout', 'stub: -1']),
+    ('roundabout-radius-tiny', ['map', 'check', 'm.yaml'],
+     {'m.yaml': SIMPLE_MAP.replace('roundabout: {', 'roundabout: {radius: 0.01, ', 1)},
+     ['m.yaml', 'roundabout', 'radius: 0.01']),
+    ('location-parallel-zero', ['map', 'check', 'm.yaml'],
+     {'m.yaml': SIMPLE_MAP.replace('location: {', 'location: {parallel: 0, ', 1)},
+     ['m.yaml', 'location', 'parallel: 0']),
+    ('branching-gap-zero', ['map', 'check', 'm.yaml'], {'m.yaml': final_map('gap: 0.3', 'gap: 0')},
+     ['m.yaml', "branching 'B1'", 'gap: 0']),
+    ('barcode-gap-huge', ['map', 'check', 'm.yaml'],
+     {'m.yaml': a_map(barcodes=[{'road': 'a', 'at': 0.1, 'code': 1, 'gap': 1e300}])},
+     ['m.yaml', 'gap', '1e+300', '[0, 0.01]']),
+    # other commands: every option has a range
+    ('render-fps-tiny', ['render', 'bag', '--fps', '0.0001'], {'bag/x': ''}, ['--fps', "'0.0001'", '[1, 100]']),
+    ('render-start-after-end', ['render', 'bag', '--start', '8', '--end', '2'], {'bag/x': ''},
+     ['--start 8', '--end 2', 'not before']),
+    ('render-empty-window', ['render', 'bag', '--start', '5', '--end', '5'], {'bag/x': ''}, ['--start 5', '--end 5']),
+    ('render-at-negative', ['render', 'bag', '--at', '-1'], {'bag/x': ''}, ['--at', "'-1'"]),
+    ('analyze-near-miss-nan', ['analyze', 'bag', '--near-miss-mm', 'nan'], {'bag/x': ''}, ['--near-miss-mm', "'nan'"]),
+    ('priority-scenario-oval', ['priority', '--scenario', 'oval', '--seeds', '1', '--workers', '1'], {},
+     ['--scenario oval', 'thymio1 has no mission']),
+    ('priority-seeds-huge', ['priority', '--seeds', '1-99999'], {}, ['--seeds', '99999 seeds', '10000']),
+    ('traffic-seeds-huge', ['traffic', '--seeds', '0-2147483647', '--out', 'o'], {},
+     ['--seeds', '2147483648 seeds']),
+    ('traffic-seeds-reversed', ['traffic', '--seeds', '5-1', '--out', 'o'], {}, ['--seeds', "'5-1'", 'ends before']),
+    ('traffic-seeds-beyond', ['traffic', '--seeds', '1-2147483648', '--out', 'o'], {}, ['--seeds', '0..2147483647']),
+    ('traffic-robots-1000', ['traffic', '--robots', '1000', '--seeds', '1', '--out', 'o'], {},
+     ['--robots 1000', 'do not fit']),
+    ('traffic-duration-nan', ['traffic', '--duration', 'nan', '--out', 'o'], {}, ['--duration', "'nan'"]),
+    ('map-passages-seeds-huge', ['map', 'passages', '0-2147483647'], {}, ['seeds', '2147483648 seeds']),
+    ('recovery-trials-zero', ['recovery', '--trials', '0'], {}, ['--trials', "'0'"]),
+    ('generate-seed-negative', ['map', 'generate', '--seed', '-1'], {}, ['--seed', "'-1'"]),
+    ('swarmcom-time-constant-nan', ['swarmcom', 'static', '--time-constant', 'nan', '--out', 'o'], {},
+     ['--time-constant', "'nan'"]),
+    ('swarmcom-time-constant-negative', ['swarmcom', 'static', '--time-constant', '-1', '--out', 'o'], {},
+     ['--time-constant', "'-1'"]),
+    ('swarmcom-step-tiny', ['swarmcom', 'static', '--step', '0.0001', '--out', 'o'], {},
+     ['--step 0.0001', 'more than 10000 distances']),
+    ('swarmcom-counts-zero', ['swarmcom', 'scalability', '--counts', '0', '--out', 'o'], {},
+     ['--counts', "'0'", '1..1000']),
+    ('swarmcom-radius-inf', ['swarmcom', 'scalability', '--radius', 'inf', '--out', 'o'], {}, ['--radius', "'inf'"]),
+    ('swarmcom-samples-huge', ['swarmcom', 'threshold', '--samples', '1000000000000', '--out', 'o'], {},
+     ['--samples', "'1000000000000'"]),
+    ('swarmcom-repetitions-huge', ['swarmcom', 'mobile', '--repetitions', '1000000', '--out', 'o'], {},
+     ['--repetitions', "'1000000'"]),
+    # an --out that holds an earlier run
+    ('run-out-earlier-run', ['run', '--quiet', '--out', 'out'], {'out/summary.json': '{}'},
+     ['out holds an earlier run', 'summary.json']),
+    ('run-out-cut-bag', ['run', '--quiet', '--out', 'out'], {'out/bag/bag.mcap': 'cut'},
+     ['out holds an earlier run', 'bag repair']),
+]
+#: A robot given a position inside one placed evenly (thymio2 of two on the oval starts half a lap on).
+NEW_CASES = [c for c in NEW_CASES if c[3] is not None] + [
+    ('positions-overlap-placed', SC, {'s.yaml': robots(positions={'thymio1': 1.8})},
+     ['s.yaml', 'scenario.robots.positions.thymio1', '1.8', 'from thymio2', 'overlap']),
+]
+CASES += NEW_CASES
+
+
 @pytest.fixture
 def folder(tmp_path):
     """A case folder with `ro/`, a folder nobody can write (root too: chattr +i where it works)."""
@@ -227,8 +422,41 @@ def _snapshot(root: Path) -> dict[str, bytes | None]:
     return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob('*'))}
 
 
+class _Cli:
+    """`thymio-road ARGS` in a process of its own, forked from one that imported the command once
+    (test/cli_server.py): the same main() as the console script, without 2-4 s of imports a case."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / 'test' / 'cli_server.py')], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                                     env={**os.environ, 'PYTHONPATH': str(ROOT)})
+        assert self.proc.stdout.readline().strip() == 'ready'
+        self.logs = Path(tempfile.mkdtemp(prefix='thymio-road-cli-'))
+
+    def __call__(self, args: list[str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+        out, err = self.logs / 'stdout', self.logs / 'stderr'
+        self.proc.stdin.write(json.dumps({'args': args, 'cwd': str(cwd), 'out': str(out), 'err': str(err),
+                                          'timeout': timeout}) + '\n')
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        assert not answer['timed_out'], f'{args} did not finish in {timeout} s'
+        return subprocess.CompletedProcess(args, answer['code'], out.read_text(), err.read_text())
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+        shutil.rmtree(self.logs, ignore_errors=True)
+
+
+@pytest.fixture(scope='module')
+def cli():
+    runner = _Cli()
+    yield runner
+    runner.close()
+
+
 @pytest.mark.parametrize('args, files, expected', [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_bad_input_is_refused_cleanly(folder, args, files, expected):
+def test_bad_input_is_refused_cleanly(cli, folder, args, files, expected):
     if any('ro/' in a for a in args) and _writable(folder / 'ro'):
         pytest.skip('cannot make a read-only folder here')
     for name, content in files.items():
@@ -236,8 +464,7 @@ def test_bad_input_is_refused_cleanly(folder, args, files, expected):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
     before = _snapshot(folder)
-    proc = subprocess.run([sys.executable, '-m', 'thymio_road.cli', *args], cwd=folder, capture_output=True,
-                          text=True, timeout=60, env={**os.environ, 'PYTHONPATH': str(ROOT)})
+    proc = cli(args, folder)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 2, output
     assert 'Traceback' not in output

@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from thymio_road.control.controller import ControllerParams, RoadController
+from thymio_road.map import atomic
 from thymio_road.map.loader import parse_map
 from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
 
@@ -74,5 +75,5 @@ def calibrate(robot_count: int, seed: int, params: WorldParams, command: int = R
 def write_overrides(names: list[str], factors: dict[int, dict[str, float]], path: Path) -> None:
     """A YAML file of per-robot controller overrides (`robots: calibration:` in a scenario)."""
     data = {name: factors[i] for i, name in enumerate(names)}
-    path.write_text('# Speed calibration (report §10): command × counts = constant.\n'
-                    + yaml.safe_dump(data, sort_keys=True))
+    atomic.write_text(path, '# Speed calibration (report §10): command × counts = constant.\n'
+                      + yaml.safe_dump(data, sort_keys=True))

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from thymio_road.map.validation import MAX_DURATION, MAX_SEED, arg_float, arg_int
+from thymio_road.map.validation import MAX_DURATION, MAX_SEED, arg_float, arg_int, parse_seeds
 
 SIZE_CHOICES = ('small', 'medium', 'large')
 
@@ -58,17 +58,11 @@ def register(map_sub: Any) -> None:
 
 
 def seed_list(text: str) -> list[int]:
-    """'1-200' or '1,5,9' → the seeds."""
-    out: list[int] = []
+    """'1-200' or '1,5,9' → the seeds (at most MAX_SEEDS, counted before they are listed)."""
     try:
-        for part in text.split(','):
-            a, _, b = part.strip().partition('-')
-            out += list(range(int(a), int(b) + 1)) if b else [int(a)]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seeds must look like '1-200' or '1,5,9', got {text!r}") from None
-    if not out or any(not 0 <= s <= MAX_SEED for s in out):
-        raise argparse.ArgumentTypeError(f'seeds must be in 0..{MAX_SEED}, got {text!r}')
-    return out
+        return parse_seeds(text, '1-200')
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _targets(out: Path, name: str) -> tuple[Path, Path]:
@@ -84,6 +78,7 @@ def _targets(out: Path, name: str) -> tuple[Path, Path]:
 def cmd_generate(args: argparse.Namespace) -> int:
     from thymio_road.cli.outputs import check_out_file
     from thymio_road.generator.generate import generate_map, map_name
+    from thymio_road.map import atomic
     from thymio_road.generator.scenarios import TRAFFIC_ROBOTS, traffic_text
     from thymio_road.scenario import config_dir, road_capacity
     name = map_name(args.seed, args.size)
@@ -106,8 +101,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     map_file, scenario_file = targets
     scenario, count = traffic_text(m, name, map_file.name, config_dir(), road_capacity)
     map_file.parent.mkdir(parents=True, exist_ok=True)
-    map_file.write_text(made.text, encoding='utf-8')
-    scenario_file.write_text(scenario, encoding='utf-8')
+    atomic.write_text(map_file, made.text)
+    atomic.write_text(scenario_file, scenario)
     print(what)
     print(f'map: {map_file}')
     print(f'scenario: {scenario_file} ({count} robots' +
@@ -125,6 +120,7 @@ def _kinds(road_map: Any) -> list[tuple[str, int]]:
 def cmd_passages(args: argparse.Namespace) -> int:
     from thymio_road.cli.outputs import check_out_file
     from thymio_road.experiments import generated_passages as gp
+    from thymio_road.map import atomic
     if args.json:
         check_out_file(args.json)
     outcomes = gp.run(args.seeds, args.size, args.duration, args.seed, workers=args.workers,
@@ -138,7 +134,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
         print(f'  error: generated:{o.job.seed}: {o.error}')
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({'rows': rows, 'figures': fig,
-                                         'errors': [{'seed': o.job.seed, 'error': o.error} for o in broken]},
-                                        indent=1) + '\n')
+        atomic.write_text(args.json, json.dumps({'rows': rows, 'figures': fig,
+                                                 'errors': [{'seed': o.job.seed, 'error': o.error}
+                                                            for o in broken]}, indent=1) + '\n')
     return 0 if fig['passed'] == fig['maps'] and not broken else 1

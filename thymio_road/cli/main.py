@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Iterator
 
 from thymio_road.map.validation import MAX_DURATION, MAX_ROBOTS, MAX_SEED, arg_float, arg_int
 
@@ -22,11 +25,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from thymio_road.map.validation import ConfigError
     try:
-        return int(args.func(args) or 0)
+        with _signals_interrupt():
+            return int(args.func(args) or 0)
     except ConfigError as exc:
         print(f'error: {exc}', file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        # Every file is written under a temporary name and renamed when whole (map/atomic.py),
+        # so what a stopped command leaves is whole or absent.
+        print('interrupted: stopped; every file written is whole (none was left half-written)', file=sys.stderr)
         return 130
     except OSError as exc:
         # A file that could not be written or read after the checks (a full disk, a folder
@@ -38,6 +45,23 @@ def main(argv: list[str] | None = None) -> int:
         print('error: out of memory (a smaller map, fewer robots or a smaller --width may fit)',
               file=sys.stderr)
         return 2
+
+
+@contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM stops a command as Ctrl-C does (KeyboardInterrupt), so that every command cleans up
+    and says so as `run` does (run installs its own handlers while it simulates)."""
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -201,6 +225,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_passages(args: argparse.Namespace) -> int:
     import json
     from thymio_road.experiments.passages import drive
+    from thymio_road.map import atomic
     from thymio_road.scenario import load_scenario
     from thymio_road.cli.outputs import check_out_file
     if args.out:
@@ -215,7 +240,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
         print(f'  {key}: {count}')
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)  # checked writable before driving
-        args.out.write_text(json.dumps(result, indent=2) + '\n')
+        atomic.write_text(args.out, json.dumps(result, indent=2) + '\n')
     return 0
 
 

@@ -44,8 +44,9 @@ def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersActio
     render.add_argument('--start', type=seconds, help='window start, simulated seconds')
     render.add_argument('--end', type=seconds, help='window end, simulated seconds')
     render.add_argument('--at', type=seconds, help='time of a .png frame (default: the window end)')
-    render.add_argument('--fps', type=arg_float(0, 240, low_open=True), default=10.0,
-                        help='frames per second of video (default 10)')
+    render.add_argument('--fps', type=arg_float(1, 100), default=10.0,
+                        help='frames per second of video, 1..100 (a GIF counts frame times in hundredths '
+                             'of a second; default 10)')
     render.add_argument('--speed', type=arg_float(0, 1e9, low_open=True),
                         help='simulated seconds per video second (default: the window in at most 30 s)')
     render.add_argument('--width', type=arg_int(16, MAX_WIDTH), default=800,
@@ -96,12 +97,20 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     repair_before_reading(args.bag)
     options = Options(contact_gap=args.contact_mm / 1000, near_miss_gap=args.near_miss_mm / 1000,
                       stall_time=args.stall_time)
+    from thymio_road.map.atomic import staged_folder
     try:
-        result, files = analyze_bag(args.bag, out, map_path=map_file, scenario=args.scenario,
-                                    options=options)
+        # The report is written beside `out` and moved in when whole: an interrupted or failed
+        # analysis (SIGTERM, a full disk) leaves `out` as it was.
+        with staged_folder(out) as staging:
+            result, files = analyze_bag(args.bag, staging, map_path=map_file, scenario=args.scenario,
+                                        options=options)
     except BagError as exc:
         print(f'error: {exc}', file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f'interrupted: no report written; {out} is as it was', file=sys.stderr)
+        return 130
+    files = {name: out / Path(path).name for name, path in files.items()}
     rec = result.recording
     robots, lights = len(rec['robots']), len(rec.get('traffic_lights', []))
     print(f'{rec["path"]}: {rec["duration_s"]:.1f} s, {robots} robot{"" if robots == 1 else "s"}'
@@ -160,6 +169,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from thymio_road.cli.outputs import check_out_file
+    from thymio_road.map.validation import ConfigError
+    if args.start is not None and args.end is not None and args.start >= args.end:
+        raise ConfigError(f'--start {args.start:g} is not before --end {args.end:g}: the window starts before it ends')
     out = args.out or args.bag.resolve().parent / 'run.gif'
     check_out_file(out, '--out' if args.out else 'output file')
     map_file = _map_file(args)
@@ -167,9 +179,13 @@ def cmd_render(args: argparse.Namespace) -> int:
     from thymio_road.analysis.render import RenderError, render
     from thymio_road.cli.bag import repair_before_reading
     repair_before_reading(args.bag)
+    from thymio_road.map.atomic import atomic_path
     try:
-        result = render(args.bag, out, start=args.start, end=args.end, at=args.at, fps=args.fps,
-                        speed=args.speed, width_px=args.width, map_path=map_file, scenario=args.scenario)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(out) as tmp:
+            result = render(args.bag, tmp, start=args.start, end=args.end, at=args.at, fps=args.fps,
+                            speed=args.speed, width_px=args.width, map_path=map_file, scenario=args.scenario)
+        result.path = out
     except (BagError, RenderError) as exc:
         print(f'error: {exc}', file=sys.stderr)
         return 2

@@ -11,21 +11,20 @@ from pathlib import Path
 from typing import Any
 
 from thymio_road.experiments import sweep
-from thymio_road.map.validation import MAX_DURATION, MAX_ROBOTS, MAX_SEED, arg_float, arg_int
+from thymio_road.map.validation import ConfigError
+from thymio_road.map.validation import MAX_DURATION, MAX_ROBOTS, MAX_SEED, arg_float, arg_int, parse_seeds
+
+
+#: Most simulations one sweep command runs (maps × robot counts × seeds).
+MAX_RUNS = 100_000
 
 
 def seeds(text: str) -> list[int]:
-    """'1-5' or '1,3,7' → the seeds."""
-    out: list[int] = []
+    """'1-5' or '1,3,7' → the seeds (at most MAX_SEEDS, counted before they are listed)."""
     try:
-        for part in text.split(','):
-            a, _, b = part.partition('-')
-            out += list(range(int(a), int(b) + 1)) if b else [int(a)]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seeds must look like '1-5' or '1,3,7', got {text!r}") from None
-    if not out or any(not 0 <= s <= MAX_SEED for s in out):
-        raise argparse.ArgumentTypeError(f'seeds must be in 0..{MAX_SEED}, got {text!r}')
-    return out
+        return parse_seeds(text, '1-5')
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def scenario_list(text: str) -> list[str]:
@@ -109,8 +108,13 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     args.robots, args.seeds = args.robots or [10], args.seeds or [1, 2, 3, 4, 5]
     args.duration = args.duration or 3600.0
     scenarios = args.maps or [args.scenario]
+    if len(scenarios) * len(args.robots) * len(args.seeds) > MAX_RUNS:
+        raise ConfigError(f'--maps, --robots and --seeds give {len(scenarios) * len(args.robots) * len(args.seeds)} '
+                          f'runs, more than the {MAX_RUNS} one command runs: split the sweep')
     for name in scenarios:
-        load_scenario(name)  # a broken scenario is refused before the first run
+        for count in sorted(set(args.robots)):
+            # a broken scenario, or a robot count that does not fit, is refused before any folder is made
+            load_scenario(name, robots=count)
     out = args.out or Path('runs') / f'traffic-{time.strftime("%Y%m%d-%H%M%S")}'
     runs = len(scenarios) * len(args.robots) * len(args.seeds)
     print(f'{runs} runs of {args.duration:g} s; summaries in {out}/', file=sys.stderr)
@@ -149,7 +153,13 @@ def _fundamental(args: argparse.Namespace) -> int:
 
 
 def cmd_priority(args: argparse.Namespace) -> int:
-    from thymio_road.experiments.priority import experiment
+    from thymio_road.experiments.priority import PRIORITY_ROBOT, experiment
+    from thymio_road.scenario import load_scenario
+    scenario = load_scenario(args.scenario, robots=args.robots)
+    timed = next((r for r in scenario.robots if r.name == PRIORITY_ROBOT), None)
+    if timed is None or not timed.mission:
+        raise ConfigError(f'--scenario {args.scenario}: {PRIORITY_ROBOT} has no mission to time: give a scenario '
+                          f'whose {PRIORITY_ROBOT} has robots.missions (as the shipped priority)')
     rows = experiment(args.scenario, tuple(args.seeds), args.robots, args.limit,
                       workers=args.workers, scheduler=args.scheduler, progress=True)
     failed = [r for r in rows if r.get('error')]

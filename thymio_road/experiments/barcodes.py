@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from thymio_road.sim import robot_model as rm
+from thymio_road.map import atomic
 from thymio_road.map.barcode import BARCODE_BITS, BIT_LENGTH
 from thymio_road.experiments.barcode_scores import ReadScore, score
 from thymio_road.map.validation import arg_float, arg_int, show
@@ -161,9 +162,9 @@ def run_track(map_data: dict, folder: Path, speed: int, laps: float, seed: int,
     map_file = folder / f'{map_data["name"]}.yaml'
     text = yaml.safe_dump(map_data, sort_keys=False)
     if not map_file.exists() or map_file.read_text() != text:
-        map_file.write_text(text)
+        atomic.write_text(map_file, text)
     scenario_file = folder / f'{map_data["name"]}_scenario.yaml'
-    scenario_file.write_text(yaml.safe_dump({
+    atomic.write_text(scenario_file, yaml.safe_dump({
         'name': map_data['name'], 'map': map_file.name, 'seed': seed, 'world': world or {},
         'controller': {'barcode_actions': False, **(controller or {})},
         'robots': {'count': 1, 'road': 'loop', 'start': start}},
@@ -228,7 +229,7 @@ def _run_tracks(jobs: list[TrackJob], out: Path, sweep_options: dict | None) -> 
     folder = out / 'tracks'
     folder.mkdir(parents=True, exist_ok=True)
     for data in {job.map_data['name']: job.map_data for job in jobs}.values():
-        (folder / f'{data["name"]}.yaml').write_text(yaml.safe_dump(data, sort_keys=False))
+        atomic.write_text(folder / f'{data["name"]}.yaml', yaml.safe_dump(data, sort_keys=False))
 
     def finished(outcome: Any) -> str:
         if not outcome.ok:
@@ -276,7 +277,7 @@ def nominal_speeds(out: Path, laps: float, seed: int, **sweep_options: Any) -> l
         if run is not None:
             rows.append({'read_method': method, 'speed': speed, **run.score.as_dict(),
                          'errors': [[p.expected, p.read] for p in run.score.passes if not p.correct]})
-    (out / 'nominal_speeds.json').write_text(json.dumps(rows, indent=2) + '\n')
+    atomic.write_text(out / 'nominal_speeds.json', json.dumps(rows, indent=2) + '\n')
     return rows
 
 
@@ -358,7 +359,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
     if not rows:  # every run failed: the command lists them, there is nothing to write
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open('w', newline='') as f:
+    with atomic.atomic_path(path) as tmp, tmp.open('w', newline='') as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -391,7 +392,7 @@ def _plot_sweep(path: Path, rows: list[dict]) -> None:
     ax.set_title('Barcode reading against speed (report Fig. 8)')
     ax.legend(loc='lower right', fontsize='small')
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    atomic.save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -408,7 +409,7 @@ def _plot_after_turn(path: Path, rows: list[dict]) -> None:
     ax.set_title('Reading after a turn (report Figs. 13 and 15)')
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    atomic.save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -425,7 +426,7 @@ def _plot_false_triggers(path: Path, rows: list[dict]) -> None:
     ax.set_title('False triggers on sharp right turns (report §9)')
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    atomic.save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -522,7 +523,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     options = _sweep_options(args)
     rows = speed_sweep(args.out, [int(v) for v in args.speeds], args.laps, args.seed, **options)
     windows = measured_windows(rows)
-    (args.out / 'speed_sweep_windows.json').write_text(json.dumps(windows, indent=2) + '\n')
+    atomic.write_text(args.out / 'speed_sweep_windows.json', json.dumps(windows, indent=2) + '\n')
     for w in windows:
         print(f"interval {w['interval']}: predicted {w['predicted']}, measured {w['measured']}")
     if args.nominal_laps > 0:

@@ -15,6 +15,7 @@ from typing import Any
 from thymio_road.experiments.barcodes import (MAX_SPEED, MIN_SPEED, arc_track, number_list, run_track,
                                               turn_track)
 from thymio_road.map.validation import arg_float, arg_int
+from thymio_road.map import atomic
 
 
 def track(shape: str, radius: float, direction: str) -> dict:
@@ -72,5 +73,5 @@ def _cmd_turns(args: argparse.Namespace) -> int:
               ', '.join(f"{r['radius_cm']:g} cm {r['road_losses']}" for r in rows) +
               f"  -> smallest without a road loss: {'none' if limit is None else f'{limit:g} cm'}")
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f'turns_{args.shape}_{args.direction}.json').write_text(json.dumps(found, indent=2) + '\n')
+    atomic.write_text(args.out / f'turns_{args.shape}_{args.direction}.json', json.dumps(found, indent=2) + '\n')
     return 0

@@ -33,6 +33,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from thymio_road.map import atomic
 from thymio_road.map.geometry import Arc, Straight
 from thymio_road.map.road_map import RoadMap
 
@@ -703,14 +704,14 @@ def export_map(road_map: RoadMap, out: str | Path, fmt: str | None = None, page:
     tile_count = 0 if tiles is None else len(tiles)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == 'pdf':
-        out.write_bytes(pdf_document(pages, shapes, sheet))
+        atomic.write_bytes(out, pdf_document(pages, shapes, sheet))
         return Export([out], len(pages), tile_count, blank)
     defs, body = svg_map_group(shapes)
-    out.write_text(svg_page(sheet_page(road_map), defs, body), encoding='utf-8')
+    atomic.write_text(out, svg_page(sheet_page(road_map), defs, body))
     written = [out]
     if layout is not None:
         for p in pages:
             path = out.with_name(f'{out.stem}-{p.name}.svg')
-            path.write_text(svg_page(p, defs, body), encoding='utf-8')
+            atomic.write_text(path, svg_page(p, defs, body))
             written.append(path)
     return Export(written, len(written), tile_count, blank)

@@ -130,6 +130,15 @@ def _split(pieces: list[dict], at: float) -> tuple[list[dict], list[dict]]:
     return first, []
 
 
+def _check(name: str, value: float, low: float, high: float, why: str = '', unit: str = 'm') -> None:
+    """An intersection's own parameter in [low, high], refused by its name (not as the error of
+    a road it would generate: `approach: 0` was reported as a road's straight length)."""
+    if not (math.isfinite(value) and low <= value <= high):
+        from thymio_road.map.validation import show
+        raise ValueError(f"{name}: {show(value)}: must be a number in [{low:.3g}, {high:.3g}] {unit}"
+                         + (f' ({why})' if why else ''))
+
+
 def _mark(mark_id: str, road: str, end: float) -> dict:
     return {'id': mark_id, 'road': road, 'at': round(end - BIT_LENGTH, 6)}
 
@@ -145,6 +154,8 @@ def roundabout(rid: str, centre: tuple[float, float], arms: list[str], heading: 
     outside the road's centre with 1 cm to spare from the exit's band; straight sides left the
     robot 1.5 cm off to the left (off the road), a 0.5 m ring 1 cm to the right (too near the exit).
     """
+    _check('radius', radius, 0.2, 5.0, 'a robot follows the ring blind between its marks')
+    _check('stub', stub, 0.01, 2.0, 'the straight between the ring and an arm')
     n = len(arms)
     circumference = 2 * math.pi * radius
     half_arm = 0.20  # exit split and entry merge lie 20 cm before and after the arm's axis
@@ -215,6 +226,8 @@ def location(lid: str, number: int, road: str, at: float, road_pose: Callable[[f
     gets a traffic-light Thymio's place (§7.2: "a traffic light Thymio at the exit"):
     ``extra['lights']`` = [(x, y, theta)].
     """
+    _check('parallel', parallel, 0.05, 10.0, "the siding's straight beside the road")
+    _check('barcode_after', barcode_after, 0.0, parallel, "the location's barcode lies on the siding's straight")
     r_out, r_in = EXIT_RADIUS, 0.15
     alpha = math.degrees(math.acos(1 - SIDING_OFFSET / (r_out + r_in)))
     curve_length = (r_out + r_in) * math.sin(math.radians(alpha))  # along the road, per S-curve
@@ -253,6 +266,7 @@ def branching(bid: str, road_a: str, at_a: float, road_b: str, at_b: float,
     link b→a leaves b `gap` metres before that and joins a `gap` metres after `at_a`, so on each
     road the split comes first and a robot never meets the link back into the road it just left.
     """
+    _check('gap', gap, 0.05, 2.0, 'between the two links along each road')
     g = Generated()
     ab, ba = f'{bid}.a_to_b', f'{bid}.b_to_a'
     split_a, merge_b = pose_a(at_a), pose_b(at_b)
@@ -323,7 +337,14 @@ def crossroad(cid: str, centre: tuple[float, float], arms: list[str], heading: f
     lane_end = math.sqrt(2 * radius * ROAD_WIDTH)
     out_start = radius + ROAD_WIDTH + OUT_LANE_GAP
     leave_arc = radius * math.radians(leave_angle_deg)
+    _check('radius', radius, 0.05, 0.5, "the central circle's; the report's counts fit 0.108")
+    _check('turn_straight', turn_straight, 0.0, 1.0, "the right turn's straight")
+    _check('leave_angle_deg', leave_angle_deg, 0.0, 90.0, 'past the tangent point', unit='°')
+    _check('light_offset', light_offset, 0.0, 1.0, 'right of the lane')
     diagonal = EXIT_RADIUS + turn_straight * math.sin(math.pi / 4)  # forward run of the right turn
+    _check('approach', approach, radius + diagonal + BIT_LENGTH + 0.002, 20.0,
+           "room for the right turn's split and its mark before the circle, with this radius and turn_straight")
+    _check('leave', leave, radius + ROAD_WIDTH + OUT_LANE_GAP + 0.01, 20.0, 'the out-lane starts beyond the square')
     info = Intersection(cid, 'crossroad', extra={
         'circle': circle_id, 'arms': list(arms), 'in': {}, 'out': {}, 'right': {}, 'lights': [],
         'circle_marks': {}, 'radius': radius, 'blind': [(centre[0], centre[1], heading, out_start, out_start)],

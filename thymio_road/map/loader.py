@@ -147,8 +147,9 @@ def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_wid
         f.fail('at', f"the {barcode.length * 100:.1f} cm {'barcode' if bits > 1 else 'mark'} must lie "
                      f"within road '{road_id}' (0..{road.length:.3f} m), got {at}..{barcode.end:.3f}")
     u_in, u_out = barcode.lateral_span(road_width)
-    if gap < 0:
-        f.fail('gap', f"must be >= 0 (a negative gap prints the bits onto the road), got {gap}")
+    if not 0 <= gap <= MAX_BARCODE_GAP:
+        f.fail('gap', f"{show(gap)}: must be a number in [0, {MAX_BARCODE_GAP}] m (a negative gap prints the bits "
+                      "onto the road, a wide one puts them beyond the right ground sensor)")
     if not u_in + 0.004 <= RIGHT_SENSOR_OFFSET <= u_out - 0.004:
         f.fail('width', f'the bits span {u_in * 1000:.1f}..{u_out * 1000:.1f} mm right of the centre '
                         f'line but the right ground sensor runs {RIGHT_SENSOR_OFFSET * 1000:.1f} mm '
@@ -163,6 +164,10 @@ def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_wid
                          f"are read reliably only on straights and arcs of radius >= {min_arc:g} m "
                          '(docs/maps.md, "Barcodes on arcs"): move it onto a straight')
     return barcode
+
+
+#: Widest gap between a road and its barcode's bits (m): the right ground sensor must still see them.
+MAX_BARCODE_GAP = 0.01
 
 
 def _check_barcodes(road_map: RoadMap) -> None:

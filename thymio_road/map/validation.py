@@ -269,3 +269,28 @@ def arg_float(low: float, high: float, low_open: bool = False) -> Any:
         return value
     parse.__name__ = 'number'
     return parse
+
+
+#: Most seeds a list of seeds may give (`--seeds 0-2147483647` would build two billion runs).
+MAX_SEEDS = 10_000
+
+
+def parse_seeds(text: str, example: str = '1-5') -> list[int]:
+    """'1-5' or '1,3,7' (or both: '1-3,9') → the seeds, each in 0..MAX_SEED, at most MAX_SEEDS of
+    them, counted before the list is built. ValueError says what is wrong, quoting `text`."""
+    parts = []
+    for part in text.split(','):
+        a, dash, b = part.strip().partition('-')
+        try:
+            low, high = int(a), int(b) if dash else int(a)
+        except ValueError:
+            raise ValueError(f"seeds must look like '{example}' or '1,3,7', got {show(text)}") from None
+        if not (0 <= low <= MAX_SEED and 0 <= high <= MAX_SEED):
+            raise ValueError(f'seeds must be in 0..{MAX_SEED}, got {show(text)}')
+        if high < low:
+            raise ValueError(f'the range {show(part.strip())} ends before it starts: write it low-high')
+        parts.append((low, high))
+    count = sum(high - low + 1 for low, high in parts)
+    if count > MAX_SEEDS:
+        raise ValueError(f'{show(text)} gives {count} seeds, more than the {MAX_SEEDS} one command runs')
+    return [s for low, high in parts for s in range(low, high + 1)]

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 import yaml
 
+from thymio_road.map import atomic
 from thymio_road.ros.launch_plan import LaunchPlan, console_script
 from thymio_road.scenario import NodeSpec
 
@@ -54,7 +55,7 @@ def processes(plan: LaunchPlan, folder: Path) -> list[Process]:
     out = []
     for k, spec in enumerate(plan.nodes):
         params = folder / f'{k:02d}_{fully_qualified(spec).strip("/").replace("/", "_")}.yaml'
-        params.write_text(parameter_file(spec))
+        atomic.write_text(params, parameter_file(spec))
         out.append(Process(fully_qualified(spec), node_command(spec, params, str(console_script(spec.executable)))))
     if plan.record is not None:
         out.append(Process('ros2 bag record', plan.record.cmd))

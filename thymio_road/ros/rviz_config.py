@@ -128,7 +128,8 @@ def rviz_config_path(robots: Sequence[str], map_size: tuple[float, float]) -> Pa
     digest = hashlib.sha1(text.encode()).hexdigest()[:10]
     path = Path(tempfile.gettempdir()) / f'thymio_road-{digest}.rviz'
     if not path.exists():
-        path.write_text(text)
+        from thymio_road.map import atomic
+        atomic.write_text(path, text)  # whole or absent: a cut file here would be reused for ever
     return path
 
 

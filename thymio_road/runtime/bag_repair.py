@@ -132,10 +132,13 @@ def repair(path: str | Path) -> RepairResult:
     work = storage.parent / f'.{storage.stem}.repair'
     if work.exists():
         shutil.rmtree(work)  # left by a repair that was itself interrupted
-    work.mkdir()
     try:
+        work.mkdir()
         result = _rewrite(path, storage, work / storage.stem, reason)
         _swap(path, storage, work / storage.stem, result)
+    except OSError as exc:  # a full disk, a file-size limit: the cut bag stays as it was
+        raise OSError(exc.errno, f'{exc.strerror or exc}: the repaired copy could not be written beside it; '
+                                 'the bag is as it was', str(storage)) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return result
@@ -188,7 +191,10 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
                         result.last_clock_s = _clock_stamp(record.data, result.last_clock_s)
                 result.bytes_used = f.tell()
     except BaseException:
-        writer.close()
+        try:
+            writer.close()
+        except OSError:
+            pass  # the error above says why
         raise
     writer.close()
     # The distro whose definitions the bag carries, as the recorder names it (Jazzy's Range has

@@ -42,6 +42,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.metadata import dump_qos_v8
 
 from thymio_road.analysis.bag import ROBOT_TOPICS, WORLD_TOPICS
+from thymio_road.map import atomic
 from thymio_road.nodes import msgs
 from thymio_road.runtime import cdr
 
@@ -148,10 +149,8 @@ class _BagWriter(Writer):
         dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
         storage.close(self.version, yaml.dump(info, Dumper=dumper, default_flow_style=False).strip())
         self.storage = None
-        tmp = self.metapath.with_suffix('.yaml.tmp')
-        tmp.write_text(yaml.dump({'rosbag2_bagfile_information': info}, Dumper=dumper,
-                                 default_flow_style=False), 'utf8')
-        tmp.replace(self.metapath)
+        atomic.write_text(self.metapath, yaml.dump({'rosbag2_bagfile_information': info}, Dumper=dumper,
+                                                   default_flow_style=False))
 
 
 #: An MCAP Message record's opcode, length, channel, sequence, log and publish times.
@@ -297,6 +296,8 @@ class BagRecorder:
         self.connections: dict[str, tuple[Any, Any, int]] = {}
         self.counts: dict[str, int] = {}
         self.closed = False
+        #: True once close() wrote the summary and metadata.yaml.
+        self.closed_whole = False
         #: True once close() found no message and removed the empty bag folder.
         self.removed = False
         self._chunk_end_ns = CHUNK_PERIOD_NS
@@ -348,6 +349,11 @@ class BagRecorder:
     def message_count(self) -> int:
         return sum(self.counts.values())
 
+    @property
+    def storage_path(self) -> Path:
+        """The MCAP file."""
+        return self.path / f'{self.path.name}.mcap'
+
     def close(self) -> None:
         """Write the summary and metadata.yaml; a bag without a message is removed, not left."""
         if not self.closed:
@@ -358,6 +364,18 @@ class BagRecorder:
                 self.removed = True
             else:
                 write_distro(self.path / 'metadata.yaml', self.ros_distro)
+            self.closed_whole = True
+
+    def abort(self) -> None:
+        """Close the MCAP file without its summary, after a close() that could not write (a full
+        disk): the bag is left cut, as SIGKILL leaves it, and `bag repair` recovers it."""
+        self.closed = True
+        storage = self.writer.storage
+        if storage is not None:
+            try:
+                storage.abort()
+            except OSError:
+                pass  # the buffered tail could not be written either; the file is closed
 
 
 _SERIALIZERS: dict[tuple[int, str], Any] = {}
@@ -380,4 +398,4 @@ def write_distro(metadata: Path, distro: str) -> None:
     else:
         head = 'rosbag2_bagfile_information:\n'
         text = text.replace(head, f'{head}  ros_distro: {distro}\n', 1)
-    metadata.write_text(text)
+    atomic.write_text(metadata, text)

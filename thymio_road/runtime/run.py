@@ -24,6 +24,7 @@ from thymio_road.nodes.controller_node import ControllerNode
 from thymio_road.nodes.ir_medium_node import IrMediumNode
 from thymio_road.nodes.traffic_light_node import TrafficLightNode
 from thymio_road.nodes.world_node import WorldNode
+from thymio_road.map import atomic
 from thymio_road.map.validation import ConfigError
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.interrupt import StopRequest
@@ -188,11 +189,22 @@ def refuse_earlier_run(out: Path) -> None:
     what = ', '.join(f'{n}/' if (out / n).is_dir() else n for n in found)
     hint = ''
     meta = out / 'bag' / 'metadata.yaml'
-    if (out / 'bag').is_dir() and not meta.exists():
+    if (out / 'bag').is_dir() and not meta.exists() and _being_written(out / 'bag'):
+        hint = ' (another run is still writing its bag there)'
+    elif (out / 'bag').is_dir() and not meta.exists():
         hint = f' (its bag was not closed: `thymio-road bag repair {out / "bag"}` recovers it)'
     elif meta.exists() and _message_count(meta) == 0:
         hint = ' (its bag holds no messages: remove it)'
     raise OutputExists(f'{out} holds an earlier run ({what}){hint}; choose another --out or remove them')
+
+
+def _being_written(bag: Path) -> bool:
+    """Whether a recorder holds one of the bag's MCAP files (a run on the same --out, still going)."""
+    from thymio_road.runtime.bag_repair import being_written
+    try:
+        return any(being_written(f) for f in bag.glob('*.mcap'))
+    except OSError:
+        return False
 
 
 def _message_count(metadata: Path) -> int | None:
@@ -234,6 +246,7 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
     recorder = BagRecorder(out / 'bag', scenario.ros_distro, profile=profile,
                            compression=compression) if record else None
     interrupted = False
+    write_error: OSError | None = None
     wall = 0.0
     graph = None
     probe = None
@@ -269,9 +282,19 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
                 interrupted = True
                 if bar:
                     bar.close()  # so that "closing the bag…" starts a line of its own
+            except OSError as exc:  # a full disk, a file-size limit: the run stops and says so
+                interrupted, write_error = True, exc
+                if bar:
+                    bar.close()
     finally:
         if recorder is not None:
-            recorder.close()
+            try:
+                recorder.close()
+            except OSError as exc:
+                recorder.abort()
+                write_error = write_error or exc
+    if write_error is not None:
+        raise _stopped_by(write_error, scenario, graph, wall, recorder, contacts, out)
     if graph is None:
         raise KeyboardInterrupt
     summary = _summary(scenario, graph, wall, interrupted, recorder, contacts)
@@ -279,13 +302,39 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
         summary['traffic'] = probe.summary()
     summary['stalls'] = stalls.summary() if stalls is not None else None
     summary['progress'] = stalls.progress_summary() if stalls is not None else None
-    (out / 'summary.json').write_text(json.dumps(summary, indent=2) + '\n')
+    atomic.write_text(out / 'summary.json', json.dumps(summary, indent=2) + '\n')
     if picture:
         from thymio_road.analysis.figures import plot_trajectories, run_title
-        plot_trajectories(scenario.road_map, log.per_robot(), out / 'trajectories.png',
-                          run_title(scenario.name, len(scenario.robots), summary['simulated_s'],
-                                    scenario.seed, interrupted))
+        with atomic.atomic_path(out / 'trajectories.png') as tmp:
+            plot_trajectories(scenario.road_map, log.per_robot(), tmp,
+                              run_title(scenario.name, len(scenario.robots), summary['simulated_s'],
+                                        scenario.seed, interrupted))
     return RunResult(summary, out, interrupted)
+
+
+def _stopped_by(exc: OSError, scenario: Scenario, graph: Graph | None, wall: float,
+                recorder: BagRecorder | None, contacts: ContactProbe | None, out: Path) -> OSError:
+    """The error of a run that could not write (its bag, mostly): the file, where the run stopped,
+    what is left. A summary is written when the disk takes it (marked interrupted)."""
+    bag = recorder is not None and not recorder.removed
+    filename = exc.filename or (str(recorder.storage_path) if recorder is not None else None)
+    stopped = ''
+    if graph is not None:
+        try:
+            summary = _summary(scenario, graph, wall, True, recorder if bag and recorder.closed_whole else None,
+                               contacts)
+            stopped = f" at {summary['simulated_s']:.1f} s"
+            summary['write_error'] = f'{filename}: {exc.strerror or exc}'
+            atomic.write_text(out / 'summary.json', json.dumps(summary, indent=2) + '\n')
+        except (OSError, ValueError, KeyError):
+            pass  # the disk is full: the message says what there is
+    what = f'the run stopped{stopped}'
+    if bag and not recorder.closed_whole:
+        what += (f'; its bag is cut there: free some space, then `thymio-road bag repair {recorder.path}` '
+                 'recovers it')
+    elif bag:
+        what += f'; its bag {recorder.path} is closed'
+    return OSError(exc.errno, f'{exc.strerror or exc}: {what}', filename)
 
 
 def _summary(scenario: Scenario, graph: Graph, wall: float, interrupted: bool,
