@@ -553,3 +553,139 @@ def test_shipped_maps_still_pass_the_crossing_and_number_rules():
     from thymio_road.map.loader import load_map
     for path in sorted((ROOT / 'config' / 'maps').glob('*.yaml')):
         load_map(path)
+
+
+def test_at_least_sixty_cases_of_issue_29():
+    assert len(NEW_CASES) >= 60 and len({c[0] for c in NEW_CASES}) == len(NEW_CASES)
+
+
+def test_an_out_whose_bag_another_run_writes_is_named_so(cli, tmp_path):
+    """Two runs on one --out: the second must not suggest repairing the bag the first still writes."""
+    import fcntl
+    bag = tmp_path / 'out' / 'bag'
+    bag.mkdir(parents=True)
+    with (bag / 'bag.mcap').open('wb') as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        proc = cli(['run', '--quiet', '--out', 'out'], tmp_path)
+    assert proc.returncode == 2 and 'another run is still writing its bag there' in proc.stderr, proc.stderr
+    assert 'bag repair' not in proc.stderr
+
+
+# --- a full disk: a real small file system where the machine allows mounting one, else a file-size limit
+
+@pytest.fixture(scope='module')
+def recorded_bag(tmp_path_factory):
+    """A closed bag of a short oval run (analysis profile)."""
+    folder = tmp_path_factory.mktemp('recorded')
+    proc = subprocess.run([sys.executable, '-m', 'thymio_road.cli', 'run', '--quiet', '--no-picture', '--duration', '4',
+                           '--record', 'analysis', '--out', str(folder / 'run')], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, 'PYTHONPATH': str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    return folder / 'run' / 'bag'
+
+
+class SmallDisk:
+    """A tmpfs of `size` mounted for the test (root, where mount is permitted), filled up to `room`
+    free bytes once the earlier files are in place; or, where it cannot be mounted, a plain folder
+    and a file-size limit of `room` bytes on the command (RLIMIT_FSIZE: writes past it fail)."""
+
+    def __init__(self, path: Path, size: int = 4 << 20) -> None:
+        self.path = path
+        path.mkdir()
+        self.mounted = not os.environ.get('THYMIO_ROAD_TEST_NO_MOUNT') and os.geteuid() == 0 and \
+            shutil.which('mount') is not None and subprocess.run(
+            ['mount', '-t', 'tmpfs', '-o', f'size={size}', 'tmpfs', str(path)], capture_output=True).returncode == 0
+
+    def fill(self, room: int) -> None:
+        self.room = room
+        if self.mounted:
+            stats = os.statvfs(self.path)
+            with (self.path / 'filler').open('wb') as f:
+                f.write(b'\0' * max(0, stats.f_bavail * stats.f_frsize - room))
+
+    def run(self, args: list[str]) -> subprocess.CompletedProcess:
+        limit = None if self.mounted else self.room
+
+        def set_limit() -> None:
+            if limit is not None:
+                import resource
+                resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        return subprocess.run([sys.executable, '-m', 'thymio_road.cli', *args], capture_output=True, text=True,
+                              timeout=300, cwd=self.path, preexec_fn=set_limit,
+                              env={**os.environ, 'PYTHONPATH': str(ROOT)})
+
+    def close(self) -> None:
+        if self.mounted:
+            subprocess.run(['umount', str(self.path)], check=True)
+
+
+@pytest.fixture
+def disk(tmp_path):
+    d = SmallDisk(tmp_path / 'disk')
+    yield d
+    d.close()
+
+
+FULL = ('No space left on device', 'File too large')
+
+
+def _left_over(folder: Path) -> list[str]:
+    """Temporary files or folders a failed write left behind."""
+    return [p.name for p in folder.rglob('.*') if '.tmp' in p.name or p.name.endswith('.repair')]
+
+
+def test_full_disk_during_a_run_keeps_earlier_files_and_names_the_bag(disk):
+    earlier = {'earlier/summary.json': b'{"previous": true}\n', 'earlier/trajectories.png': b'\x89PNG previous'}
+    for name, data in earlier.items():
+        (disk.path / name).parent.mkdir(parents=True, exist_ok=True)
+        (disk.path / name).write_bytes(data)
+    disk.fill(48_000)
+    proc = disk.run(['run', '--quiet', '--no-picture', '--duration', '60', '--out', 'new'])
+    assert proc.returncode == 2 and 'Traceback' not in proc.stderr, proc.stderr
+    assert 'new/bag/bag.mcap' in proc.stderr and any(f in proc.stderr for f in FULL), proc.stderr
+    assert 'the run stopped at' in proc.stderr and 'bag repair new/bag' in proc.stderr
+    for name, data in earlier.items():
+        assert (disk.path / name).read_bytes() == data
+    assert not _left_over(disk.path)
+
+
+def test_full_disk_during_map_export_keeps_the_earlier_file(disk):
+    (disk.path / 'final.svg').write_bytes(b'<svg>previous</svg>')
+    disk.fill(24_000)
+    proc = disk.run(['map', 'export', 'final', '--out', 'final.svg'])
+    assert proc.returncode == 2 and 'Traceback' not in proc.stderr, proc.stderr
+    assert 'error: final.svg: ' in proc.stderr and 'the earlier file is kept' in proc.stderr, proc.stderr
+    assert (disk.path / 'final.svg').read_bytes() == b'<svg>previous</svg>'
+    assert not _left_over(disk.path)
+
+
+def test_full_disk_during_analyze_keeps_the_earlier_report(disk, recorded_bag):
+    shutil.copytree(recorded_bag, disk.path / 'bag')
+    report = disk.path / 'report'
+    report.mkdir()
+    (report / 'index.html').write_text('previous')
+    (report / 'metrics.json').write_text('{"previous": true}')
+    disk.fill(8_000)
+    proc = disk.run(['analyze', 'bag', '--out', 'report'])
+    assert proc.returncode == 2 and 'Traceback' not in proc.stderr, proc.stderr
+    assert 'report' in proc.stderr and any(f in proc.stderr for f in FULL), proc.stderr
+    assert 'its earlier files are kept in report' in proc.stderr
+    assert (report / 'index.html').read_text() == 'previous'
+    assert (report / 'metrics.json').read_text() == '{"previous": true}'
+    assert sorted(p.name for p in report.iterdir()) == ['index.html', 'metrics.json']
+    assert not _left_over(disk.path)
+
+
+def test_full_disk_during_bag_repair_leaves_the_cut_bag_as_it_was(disk, recorded_bag):
+    bag = disk.path / 'bag'
+    shutil.copytree(recorded_bag, bag)
+    (bag / 'metadata.yaml').unlink()
+    mcap = bag / 'bag.mcap'
+    cut = mcap.read_bytes()[:int(mcap.stat().st_size * 0.8)]
+    mcap.write_bytes(cut)
+    disk.fill(4_000)
+    proc = disk.run(['bag', 'repair', 'bag'])
+    assert proc.returncode == 2 and 'Traceback' not in proc.stderr, proc.stderr
+    assert 'bag/bag.mcap' in proc.stderr and 'the bag is as it was' in proc.stderr, proc.stderr
+    assert mcap.read_bytes() == cut and sorted(p.name for p in bag.iterdir()) == ['bag.mcap']
+    assert not _left_over(disk.path)
