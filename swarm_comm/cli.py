@@ -121,7 +121,6 @@ def _threshold(args: argparse.Namespace) -> int:
 
 
 def _static(args: argparse.Namespace) -> int:
-    from .experiments import run_static
     if args.min_distance > args.max_distance:
         print(f'error: --min-distance {args.min_distance:g} is above --max-distance {args.max_distance:g}',
               file=sys.stderr)
@@ -130,6 +129,7 @@ def _static(args: argparse.Namespace) -> int:
         print(f'error: --step {args.step:g} from --min-distance {args.min_distance:g} to --max-distance '
               f'{args.max_distance:g} gives more than {MAX_DISTANCES} distances', file=sys.stderr)
         return 2
+    from .experiments import run_static
     distances = np.arange(args.min_distance, args.max_distance + 1e-9, args.step)
     started = time.time()
     return _report(run_static(args.out, args.seed, messages=args.messages, distances=distances,
