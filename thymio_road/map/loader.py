@@ -167,7 +167,7 @@ def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_wid
 
 
 #: Widest gap between a road and its barcode's bits (m): the right ground sensor must still see them.
-MAX_BARCODE_GAP = 0.01
+MAX_BARCODE_GAP = 0.05
 
 
 def _check_barcodes(road_map: RoadMap) -> None:
