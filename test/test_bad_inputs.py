@@ -115,8 +115,9 @@ CASES = [
      ['s.yaml', 'scenario.controller', "'sped'"]),
     ('map-resolution-tiny', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(resolution=1e-7)},
      ['m.yaml', 'map.resolution', '1e-07', 'pixels', 'GB', 'or coarser fits']),
-    ('map-50m', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size=[50, 50])},
-     ['m.yaml', 'map.size', '50 × 50', '2.5e+09 pixels', '50 GB', '10 × 10 m']),
+    ('map-50m-too-much-road', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size=[50, 50], roads=[
+        {'id': f'r{k}', 'start': [0.5, 0.5 + 0.3 * k, 0], 'pieces': [{'straight': 49}]} for k in range(70)])},
+     ['m.yaml', 'map.roads', '3430 m of road', 'pixels', 'GB', 'km of road at this resolution']),
     ('map-straight-huge', ['map', 'check', 'm.yaml'],
      {'m.yaml': a_map(roads=[{**ROAD, 'pieces': [{'straight': 1e300}]}])}, ['m.yaml', "roads[0] 'a' pieces[0]", '1e+300']),
     ('scenario-name-slash', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario(name='a/b')},

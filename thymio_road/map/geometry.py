@@ -26,6 +26,11 @@ class Straight:
     def pose_at(self, s: float) -> tuple[float, float, float]:
         return (self.x + s * math.cos(self.heading), self.y + s * math.sin(self.heading), self.heading)
 
+    def poses(self, s: np.ndarray) -> np.ndarray:
+        """:meth:`pose_at` at each of `s` (n×3), the same values."""
+        return np.column_stack([self.x + s * math.cos(self.heading), self.y + s * math.sin(self.heading),
+                                np.full(len(s), self.heading)])
+
     def local(self, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Arc length along the piece and lateral offset (positive left) of points."""
         dx, dy = px - self.x, py - self.y
@@ -65,6 +70,16 @@ class Arc:
         a = self.start_angle + self.turn * s / self.radius
         return (cx + self.radius * math.cos(a), cy + self.radius * math.sin(a),
                 self.heading + self.turn * s / self.radius)
+
+    def poses(self, s: np.ndarray) -> np.ndarray:
+        """:meth:`pose_at` at each of `s` (n×3), the same values: the angles by numpy's arithmetic
+        (the same IEEE operations), their cos and sin by :mod:`math`'s."""
+        cx, cy = self.center
+        a = self.start_angle + self.turn * s / self.radius
+        cos = np.fromiter(map(math.cos, a.tolist()), float, len(a))
+        sin = np.fromiter(map(math.sin, a.tolist()), float, len(a))
+        return np.column_stack([cx + self.radius * cos, cy + self.radius * sin,
+                                self.heading + self.turn * s / self.radius])
 
     def local(self, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         cx, cy = self.center

@@ -19,19 +19,23 @@ from thymio_road.map.dubins import dubins
 from thymio_road.map.geometry import Arc, Piece, Straight, wrap_angle
 from thymio_road.map.intersections import ROAD_WIDTH, Generated, branching, crossroad, location, roundabout
 from thymio_road.map.road_map import MAX_RESOLUTION, MapError, Road, RoadMap
+from thymio_road.map.tiles import TILE
 from thymio_road.map.turns import check_turns
 from thymio_road.map.validation import Fields, load_yaml, show
 
 #: A closed road must end where it starts, within these tolerances.
 CLOSE_TOLERANCE = 0.001
 CLOSE_ANGLE_TOLERANCE = math.radians(0.5)
-#: Largest raster a map may need: 10 × 10 m at 1 mm. A run holds about 20 bytes per pixel (grey,
-#: road and barcode indices, the sensors' blurred response; measured: 0.76 GB for the final
-#: map's 38 Mpx), so this is about 2 GB.
-MAX_RASTER_PIXELS = 100_000_000
+#: The rasters are tiled (map/tiles.py): each keeps a directory of the sheet's tiles (4 bytes a
+#: tile) and the pixels of the tiles near ink. At most 10⁷ tiles a sheet (40 MB a directory;
+#: a 50 × 50 m sheet at 1 mm has 2.4·10⁶)...
+MAX_SHEET_TILES = 10_000_000
+#: ... and at most 4·10⁸ pixels near ink (about 2.5 km of road at 1 mm): a run holds about
+#: RASTER_BYTES_PER_PIXEL bytes for each (measured on 300 m and 1 km of road, bench_map_scale.py).
+MAX_RASTER_PIXELS = 400_000_000
+RASTER_BYTES_PER_PIXEL = 6
 #: Longest straight and largest arc radius: a 50 × 50 m sheet holds nothing longer.
 MAX_PIECE = 100.0
-RASTER_BYTES_PER_PIXEL = 20
 
 
 def load_map(path: str | Path) -> RoadMap:
@@ -109,6 +113,7 @@ def parse_map(data: Any, source: str) -> RoadMap:
                  for d in generated.marks]
     road_map = RoadMap(name, source, width, height, resolution, walls, road_width, tuple(roads),
                        tuple(barcodes), tuple(generated.intersections))
+    _check_ink(road_map, top)
     for i, road in enumerate(road_map.roads):
         _check_inside(road_map, road, i)
     _check_barcodes(road_map)
@@ -204,25 +209,32 @@ def _size(size: list, top: Fields) -> tuple[float, float]:
 
 
 def _check_raster(width: float, height: float, resolution: float, top: Fields) -> None:
-    """Refuse a raster that would not fit in memory before anything is allocated."""
+    """Refuse a sheet whose tile directories would not fit in memory before anything is allocated."""
     rows, cols = round(height / resolution), round(width / resolution)
-    pixels = rows * cols
+    tiles = -(-rows // TILE) * -(-cols // TILE)
+    if tiles <= MAX_SHEET_TILES:
+        return
+    finest = math.sqrt(width * height / MAX_SHEET_TILES) / TILE
+    top.fail('resolution', f'a {width:g} × {height:g} m sheet at {resolution:g} m per pixel is a {cols} × {rows} '
+                           f'raster: {rows * cols:.3g} pixels in {tiles:.3g} tiles of {TILE} × {TILE}, whose '
+                           f'directories alone take {tiles * 4 * 4 / 1e9:.3g} GB; the limit is {MAX_SHEET_TILES:.3g} '
+                           f'tiles: with this size, a resolution of {finest:.2g} m ({finest * 1000:.2f} mm) or '
+                           'coarser fits')
+
+
+def _check_ink(road_map: RoadMap, top: Fields) -> None:
+    """Refuse more road than the rasters near it would hold (each piece's length and ends, times
+    the band that its paint, the sensors' blur and the tiles around it cover), before any is built."""
+    res = road_map.resolution
+    band = road_map.road_width + 2 * (0.015 + TILE * res)
+    length = sum(road.length for road in road_map.roads)
+    pixels = sum((piece.length + band) * band for road in road_map.roads for piece in road.pieces) / res ** 2
     if pixels <= MAX_RASTER_PIXELS:
         return
     gb = pixels * RASTER_BYTES_PER_PIXEL / 1e9
-    limit_gb = MAX_RASTER_PIXELS * RASTER_BYTES_PER_PIXEL / 1e9
-    finest = math.sqrt(width * height / MAX_RASTER_PIXELS)
-    field = 'resolution' if finest <= MAX_RESOLUTION else 'size'
-    if finest <= MAX_RESOLUTION:
-        fits = f'with this size, a resolution of {finest:.2g} m ({finest * 1000:.2f} mm) or coarser fits'
-    else:
-        side = math.sqrt(MAX_RASTER_PIXELS) * MAX_RESOLUTION
-        fits = (f'at {MAX_RESOLUTION * 1000:g} mm a sheet of at most {MAX_RASTER_PIXELS * MAX_RESOLUTION ** 2:g} m² '
-                f'fits (e.g. {side:g} × {side:g} m)')
-    top.fail(field, f'a {width:g} × {height:g} m sheet at {resolution:g} m per pixel is a '
-                     f'{cols} × {rows} raster: {pixels:.3g} pixels, about {gb:.3g} GB in memory '
-                     f'({RASTER_BYTES_PER_PIXEL} bytes per pixel); the limit is {MAX_RASTER_PIXELS:.3g} '
-                     f'pixels ({limit_gb:g} GB): {fits}')
+    top.fail('roads', f'{length:.0f} m of road at {res:g} m per pixel needs rasters of about {pixels:.3g} pixels near '
+                      f'the roads, about {gb:.3g} GB in memory; the limit is {MAX_RASTER_PIXELS:.3g} pixels '
+                      f'(about {MAX_RASTER_PIXELS * res ** 2 / band / 1000:.2g} km of road at this resolution)')
 
 
 def _is_number(v: Any) -> bool:
@@ -425,7 +437,9 @@ def _parse_piece(data: Any, source: str, ctx: str, x: float, y: float, heading: 
 def _check_inside(road_map: RoadMap, road: Road, i: int) -> None:
     pts = road.sample(0.01)
     half = road_map.road_width / 2
-    for x, y, _ in pts:
-        if not (half <= x <= road_map.width - half and half <= y <= road_map.height - half):
-            raise MapError(f"{road_map.source}: roads[{i}] '{road.id}': the road leaves the "
-                           f'{road_map.width} × {road_map.height} m sheet near ({x:.3f}, {y:.3f}) m')
+    x, y = pts[:, 0], pts[:, 1]
+    inside = (half <= x) & (x <= road_map.width - half) & (half <= y) & (y <= road_map.height - half)
+    if not inside.all():
+        x, y = pts[np.argmin(inside), :2]
+        raise MapError(f"{road_map.source}: roads[{i}] '{road.id}': the road leaves the "
+                       f'{road_map.width} × {road_map.height} m sheet near ({x:.3f}, {y:.3f}) m')

@@ -1,7 +1,8 @@
 """Ground sensing and the road truth: look-ups in the map's rasters under the ground sensors.
 
 Compiled kernels. The sensors' Gaussian patch is applied once to the whole sheet
-(sensors.noiseless_response), so a reading is one raster look-up plus noise; the road truth
+(sensors.noiseless_response), so a reading is one raster look-up plus noise (the rasters are
+tiled: thymio_road/map/tiles.py); the road truth
 (time on the road, road losses, the barcode under the reading sensor) samples the map's masks
 under the same sensors. The left sensor follows the road, the right one reads the barcodes.
 """
@@ -15,8 +16,10 @@ from numba import njit
 from thymio_road.sim import kernel_cache
 from thymio_road.sim import robot_model as rm
 from thymio_road.sim.kernel_cache import DIGEST
-from thymio_road.sim.layout import (BARCODE_INDEX, BLIND_AREA, LEFT, OFF_ROAD_FOR, PAIR, POSE, RIGHT, ROAD_INDEX,
-                                    ROAD_LOSSES, THETA, TIME_ON_ROAD, TIME_SENSED, X, Y)
+from thymio_road.map.tiles import TILE_MASK, TILE_SHIFT
+from thymio_road.sim.layout import (BARCODE_INDEX, BARCODE_TILES, BLIND_AREA, BLIND_TILES, DIRECTORIES, LEFT,
+                                    OFF_ROAD_FOR, PAIR, POSE, RIGHT, ROAD_INDEX, ROAD_LOSSES, ROAD_TILES, THETA,
+                                    TIME_ON_ROAD, TIME_SENSED, X, Y)
 
 GROUND_MAX = rm.GROUND_MAX
 #: The sensors' positions in the robot's frame, rows LEFT and RIGHT, columns X and Y.
@@ -25,11 +28,16 @@ FOLLOW, READING = LEFT, RIGHT
 
 
 @njit(cache=True)
-def ground_pair(x: float, y: float, th: float, response: np.ndarray, resolution: float, sigma: float,
-                n0: float, n1: float) -> tuple[int, int]:
-    """(left, right) raw ground values: one look-up each in the blurred response, then the
-    noise samples n0 and n1."""
-    rows, cols = response.shape
+def tile_at(directory: np.ndarray, tiles: np.ndarray, r: int, c: int):
+    """Pixel (r, c) of a tiled raster (thymio_road.map.tiles.Tiled: its directory and tiles)."""
+    return tiles[directory[r >> TILE_SHIFT, c >> TILE_SHIFT], r & TILE_MASK, c & TILE_MASK]
+
+
+@njit(cache=True)
+def ground_pair(x: float, y: float, th: float, directory: np.ndarray, response: np.ndarray, rows: int, cols: int,
+                resolution: float, sigma: float, n0: float, n1: float) -> tuple[int, int]:
+    """(left, right) raw ground values: one look-up each in the blurred response (tiled, on a
+    sheet of rows × cols pixels), then the noise samples n0 and n1."""
     c, s = math.cos(th), math.sin(th)
     out0 = 0
     out1 = 0
@@ -39,7 +47,7 @@ def ground_pair(x: float, y: float, th: float, response: np.ndarray, resolution:
         py = y + s * gx + c * gy
         r = min(max(int(py / resolution), 0), rows - 1)
         col = min(max(int(px / resolution), 0), cols - 1)
-        value = np.float64(response[r, col]) + sigma * (n0 if k == LEFT else n1)
+        value = np.float64(tile_at(directory, response, r, col)) + sigma * (n0 if k == LEFT else n1)
         v = min(max(int(np.rint(value)), 0), GROUND_MAX)
         if k == LEFT:
             out0 = v
@@ -59,17 +67,18 @@ def _pixel(x: float, y: float, th: float, gx: float, gy: float, resolution: floa
 
 
 @njit(cache=True)
-def road_truth(i: int, robots: np.ndarray, robot_ints: np.ndarray, tables: tuple, resolution: float,
-               period: float, loss_time: float) -> int:
+def road_truth(i: int, robots: np.ndarray, robot_ints: np.ndarray, tables: tuple, rows: int, cols: int,
+               resolution: float, period: float, loss_time: float) -> int:
     """Ground truth at robot i's event: road keeping under the follow sensor (time on road, losses);
     returns the barcode under the reading sensor (-1: none), which the same pose gives."""
-    road_index = tables[ROAD_INDEX]
-    blind_area = tables[BLIND_AREA]
-    barcode_index = tables[BARCODE_INDEX]
-    rows, cols = road_index.shape
+    directories = tables[DIRECTORIES]
+    road_index = tables[ROAD_TILES]
+    blind_area = tables[BLIND_TILES]
+    barcode_index = tables[BARCODE_TILES]
     x, y, th = robots[i, POSE + X], robots[i, POSE + Y], robots[i, POSE + THETA]
     r, col = _pixel(x, y, th, GROUND_SENSORS[FOLLOW, X], GROUND_SENSORS[FOLLOW, Y], resolution, rows, cols)
-    on = road_index[r, col] >= 0 or blind_area[r, col]
+    on = (tile_at(directories[ROAD_INDEX], road_index, r, col) >= 0
+          or tile_at(directories[BLIND_AREA], blind_area, r, col))
     robots[i, TIME_SENSED] += period
     off = robots[i, OFF_ROAD_FOR]
     if on:
@@ -80,7 +89,7 @@ def road_truth(i: int, robots: np.ndarray, robot_ints: np.ndarray, tables: tuple
             robot_ints[i, ROAD_LOSSES] += 1
         robots[i, OFF_ROAD_FOR] = off + period
     r, col = _pixel(x, y, th, GROUND_SENSORS[READING, X], GROUND_SENSORS[READING, Y], resolution, rows, cols)
-    return int(barcode_index[r, col])
+    return int(tile_at(directories[BARCODE_INDEX], barcode_index, r, col))
 
 
 @njit(cache=True)

@@ -16,7 +16,8 @@ from pathlib import Path
 from numba.core.dispatcher import Dispatcher
 
 #: The files that the kernels' compiled code depends on.
-SOURCES = ('layout.py', 'robot_model.py', 'motion.py', 'broad_phase.py', 'proximity.py', 'ground.py', 'tick.py')
+SOURCES = ('layout.py', 'robot_model.py', 'motion.py', 'broad_phase.py', 'proximity.py', 'ground.py', 'tick.py',
+           '../map/tiles.py')
 _HERE = Path(__file__).resolve().parent
 
 

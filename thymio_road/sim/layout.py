@@ -13,6 +13,8 @@ test checks that they tile the array exactly (test/test_kernels.py).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from thymio_road.sim import robot_model as rm
 
 # --- components, counted from a field's first column ---------------------------------------------
@@ -68,10 +70,12 @@ GROUND_SIGMA = 7  # ground noise σ
 PERIOD = 8  # time between a robot's events (s)
 LOSS_TIME = 9  # off the road this long is a loss (s)
 MOTOR_SIGMA = 10  # motor noise, relative
-PARAMS = 11
+ROWS = 11  # the map raster's rows (a whole number)
+COLS = 12  # ... and columns
+PARAMS = 13
 PARAM_FIELDS = {name: (globals()[name], 1) for name in (
     'TOUCH_RADIUS', 'TOUCH_RADIUS2', 'SENSE_R2', 'HULL_REACH2', 'PROX_REACH2', 'PROX_SIGMA', 'RESOLUTION',
-    'GROUND_SIGMA', 'PERIOD', 'LOSS_TIME', 'MOTOR_SIGMA')}
+    'GROUND_SIGMA', 'PERIOD', 'LOSS_TIME', 'MOTOR_SIGMA', 'ROWS', 'COLS')}
 
 # --- noise: float64 (NOISE_ROWS, block), the noise streams' buffers (each refills its row) --------
 NOISE_GROUND, NOISE_PROX, NOISE_MOTOR = 0, 1, 2
@@ -130,11 +134,14 @@ FLEET_FIELDS = {'ROBOTS': (ROBOTS, 1), 'ROBOT_INTS': (ROBOT_INTS, 1), 'MOVABLE':
 #: work: the counters and the log's robots, the log's steps (k, 2), the rays' segments.
 INTS, LOG_STEP, SEGMENTS = 0, 1, 2
 WORK_FIELDS = {'INTS': (INTS, 1), 'LOG_STEP': (LOG_STEP, 1), 'SEGMENTS': (SEGMENTS, 1)}
-#: tables: the map's rasters: the ground sensors' blurred response, the road and blind-area
-#: masks of the road truth, the barcodes.
+#: tables: the map's rasters, tiled (map/tiles.py): the ground sensors' blurred response, the
+#: road and blind-area masks of the road truth, the barcodes. DIRECTORIES holds their
+#: directories (int32, one row per raster: RESPONSE, ...), the other slots their tiles.
 RESPONSE, ROAD_INDEX, BLIND_AREA, BARCODE_INDEX = 0, 1, 2, 3
-TABLE_FIELDS = {'RESPONSE': (RESPONSE, 1), 'ROAD_INDEX': (ROAD_INDEX, 1), 'BLIND_AREA': (BLIND_AREA, 1),
-                'BARCODE_INDEX': (BARCODE_INDEX, 1)}
+RASTERS = 4
+DIRECTORIES, RESPONSE_TILES, ROAD_TILES, BLIND_TILES, BARCODE_TILES = 0, 1, 2, 3, 4
+TABLE_FIELDS = {'DIRECTORIES': (DIRECTORIES, 1), 'RESPONSE_TILES': (RESPONSE_TILES, 1),
+                'ROAD_TILES': (ROAD_TILES, 1), 'BLIND_TILES': (BLIND_TILES, 1), 'BARCODE_TILES': (BARCODE_TILES, 1)}
 #: io: a tick's queued commands in, readings and states out.
 QUEUE, OUTS, STATES = 0, 1, 2
 IO_FIELDS = {'QUEUE': (QUEUE, 1), 'OUTS': (OUTS, 1), 'STATES': (STATES, 1)}
@@ -144,7 +151,8 @@ PACKED = {'robots': (ROBOT_FIELDS, ROBOT_COLUMNS), 'robot_ints': (ROBOT_INT_FIEL
           'params': (PARAM_FIELDS, PARAMS), 'noise': (NOISE_FIELDS, NOISE_ROWS), 'ints': (INT_FIELDS, LOG),
           'segments': (SEGMENT_FIELDS, SEGMENT_ROWS), 'queue': (QUEUE_FIELDS, QUEUE_COLUMNS),
           'outs': (OUT_FIELDS, OUT_COLUMNS), 'states': (STATE_FIELDS, STATE_COLUMNS),
-          'fleet': (FLEET_FIELDS, 3), 'work': (WORK_FIELDS, 3), 'tables': (TABLE_FIELDS, 4), 'io': (IO_FIELDS, 3)}
+          'fleet': (FLEET_FIELDS, 3), 'work': (WORK_FIELDS, 3), 'tables': (TABLE_FIELDS, 5),
+          'io': (IO_FIELDS, 3)}
 
 
 def _pack(fields: dict, **arrays) -> tuple:
@@ -165,9 +173,16 @@ def work(*, ints, log_step, segments) -> tuple:
     return _pack(WORK_FIELDS, ints=ints, log_step=log_step, segments=segments)
 
 
-def tables(*, response, road_index, blind_area, barcode_index) -> tuple:
-    return _pack(TABLE_FIELDS, response=response, road_index=road_index, blind_area=blind_area,
-                 barcode_index=barcode_index)
+def tables(*, directories, response_tiles, road_tiles, blind_tiles, barcode_tiles) -> tuple:
+    return _pack(TABLE_FIELDS, directories=directories, response_tiles=response_tiles, road_tiles=road_tiles,
+                 blind_tiles=blind_tiles, barcode_tiles=barcode_tiles)
+
+
+def tiled_tables(*, response, road_index, blind_area, barcode_index) -> tuple:
+    """`tables` of the map's tiled rasters (map/tiles.Tiled): their directories stacked, their tiles."""
+    directories = np.stack([response.directory, road_index.directory, blind_area.directory, barcode_index.directory])
+    return tables(directories=directories, response_tiles=response.tiles, road_tiles=road_index.tiles,
+                  blind_tiles=blind_area.tiles, barcode_tiles=barcode_index.tiles)
 
 
 def io(*, queue, outs, states) -> tuple:

@@ -15,6 +15,7 @@ from thymio_road.sim import robot_model as rm
 from thymio_road.sim.layout import END_A, END_B, PROX_COUNT, THETA, X, XY, Y
 from thymio_road.sim.ground import ground_pair
 from thymio_road.map.road_map import RoadMap
+from thymio_road.map.tiles import Tiled
 from thymio_road.sim.noise import NoiseStream
 from thymio_road.sim.proximity import prox_read
 
@@ -22,37 +23,28 @@ from thymio_road.sim.proximity import prox_read
 _RESPONSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-#: Side of the square tiles, in pixels, in which the sheet's response is computed.
-TILE = 256
-
-
-def noiseless_response(road_map: RoadMap) -> np.ndarray:
+def noiseless_response(road_map: RoadMap) -> Tiled:
     """The ground sensor's mean reading at every pixel of the sheet (computed once per map).
 
-    Computed tile by tile: a tile with ink within the blur's reach is painted with a margin
-    (:meth:`RoadMap.grey_window`), blurred and kept without its margin, which gives the values
-    of blurring the whole sheet; any other tile is bare paper, whose response is one constant.
-    The whole sheet's grey (4 bytes a pixel) and its blurred copies are never held at once."""
+    Computed tile by tile (:class:`thymio_road.map.tiles.Tiled`, a block of them at a time): the
+    tiles within the blur's reach of ink are painted with a margin (:meth:`RoadMap.grey_window`),
+    blurred and kept without the margin, which gives the values of blurring the whole sheet. Everywhere else is bare paper, whose response is one constant, so
+    the memory follows the length of road, not the floor's area."""
     if road_map not in _RESPONSES:
         sigma_px = rm.GROUND_SIGMA / road_map.resolution
         truncate = rm.GROUND_PATCH / 2 / road_map.resolution / sigma_px
         margin = int(truncate * sigma_px + 0.5) + 2  # scipy's kernel radius, and some
         rows, cols = road_map.shape
         paper = _response(np.ones((2 * margin + 1, 2 * margin + 1), np.float32), sigma_px, truncate)
-        response = np.full(road_map.shape, paper[margin, margin], dtype=np.float32)
-        inked = np.zeros((-(-rows // TILE), -(-cols // TILE)), dtype=bool)
-        for r0, r1, c0, c1 in road_map.ink_boxes():
-            inked[max(r0 - margin, 0) // TILE:(r1 - 1 + margin) // TILE + 1,
-                  max(c0 - margin, 0) // TILE:(c1 - 1 + margin) // TILE + 1] = True
-        for tr, tc in zip(*np.nonzero(inked)):
-            r0, c0 = tr * TILE, tc * TILE
-            r1, c1 = min(r0 + TILE, rows), min(c0 + TILE, cols)
+
+        def render(r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
             wr0, wr1 = max(r0 - margin, 0), min(r1 + margin, rows)
             wc0, wc1 = max(c0 - margin, 0), min(c1 + margin, cols)
             tile = _response(road_map.grey_window(wr0, wr1, wc0, wc1), sigma_px, truncate)
-            response[r0:r1, c0:c1] = tile[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0]
-        response.setflags(write=False)
-        _RESPONSES[road_map] = response
+            return tile[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0]
+
+        tiles = road_map.ink_tiles(margin * road_map.resolution)
+        _RESPONSES[road_map] = Tiled.build(road_map.shape, paper[margin, margin], np.float32, tiles, render)
     return _RESPONSES[road_map]
 
 
@@ -78,7 +70,9 @@ class GroundSensing:
     def read_pair(self, x: float, y: float, theta: float, noise: NoiseStream) -> tuple[int, int]:
         """(left, right) raw values for a robot at pose (x, y, θ): the hot path, compiled."""
         n0, n1 = noise.pair()
-        return ground_pair(x, y, theta, self.response, self.road_map.resolution, self.noise, n0, n1)
+        rows, cols = self.response.shape
+        return ground_pair(x, y, theta, self.response.directory, self.response.tiles, rows, cols,
+                           self.road_map.resolution, self.noise, n0, n1)
 
     def read(self, points: np.ndarray, noise: NoiseStream) -> np.ndarray:
         """Raw values (0..1023) at world points (n×2)."""

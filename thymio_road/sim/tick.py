@@ -20,12 +20,12 @@ from thymio_road.sim import kernel_cache
 from thymio_road.sim.broad_phase import any_pair_within, close_robots, within
 from thymio_road.sim.ground import ground_pair, road_truth
 from thymio_road.sim.kernel_cache import DIGEST
-from thymio_road.sim.layout import (BARCODE_OUT, GROUND_CURSOR, GROUND_OUT, GROUND_SIGMA, GROUP, GROUP_SIZE,
+from thymio_road.sim.layout import (BARCODE_OUT, COLS, DIRECTORIES, GROUND_CURSOR, GROUND_OUT, GROUND_SIGMA, GROUP, GROUP_SIZE,
                                     HULL_REACH2, INTS, LEFT, LOG_STEP, LOSS_TIME, MOTOR_CURSOR, MOTOR_SIGMA,
                                     MOVABLE, NEAR, NOISE_GROUND, NOISE_MOTOR, NOISE_PROX, ODOM, OUTS, PAIR, PERIOD,
                                     POINT_WIDTH, POSE, POSE_WIDTH, PROX_COUNT, PROX_CURSOR, PROX_OUT, PROX_REACH2,
                                     PROX_SIGMA, QUEUE, QUEUE_DONE, QUEUE_LEFT, QUEUE_RIGHT, QUEUE_ROBOT, RESOLUTION,
-                                    RESPONSE, RIGHT, ROBOTS, ROBOT_INTS, SEGMENTS, SENSE_R2, SETTLED, STATES,
+                                    RESPONSE, RESPONSE_TILES, RIGHT, ROBOTS, ROBOT_INTS, ROWS, SEGMENTS, SENSE_R2, SETTLED, STATES,
                                     STATE_ODOM, STATE_POSE, STATE_WHEEL, STOPPED_FOR, THETA, TOUCH_RADIUS,
                                     TOUCH_RADIUS2, WALL_ENDS, WHEEL, X, Y)
 from thymio_road.sim.motion import command, log_full, move_logged
@@ -61,13 +61,15 @@ def sense(i: int, out: np.ndarray, walls: np.ndarray, params: np.ndarray, fleet:
         for q in range(PROX_COUNT):
             out[PROX_OUT + q] = 0
     k = ints[GROUND_CURSOR]
-    g0, g1 = ground_pair(robots[i, POSE + X], robots[i, POSE + Y], robots[i, POSE + THETA], tables[RESPONSE],
-                         params[RESOLUTION], params[GROUND_SIGMA], noise[NOISE_GROUND, k + LEFT],
-                         noise[NOISE_GROUND, k + RIGHT])
+    rows, cols = int(params[ROWS]), int(params[COLS])
+    g0, g1 = ground_pair(robots[i, POSE + X], robots[i, POSE + Y], robots[i, POSE + THETA],
+                         tables[DIRECTORIES][RESPONSE], tables[RESPONSE_TILES], rows, cols, params[RESOLUTION],
+                         params[GROUND_SIGMA], noise[NOISE_GROUND, k + LEFT], noise[NOISE_GROUND, k + RIGHT])
     ints[GROUND_CURSOR] = k + PAIR
     out[GROUND_OUT + LEFT] = g0
     out[GROUND_OUT + RIGHT] = g1
-    return road_truth(i, robots, robot_ints, tables, params[RESOLUTION], params[PERIOD], params[LOSS_TIME])
+    return road_truth(i, robots, robot_ints, tables, rows, cols, params[RESOLUTION], params[PERIOD],
+                      params[LOSS_TIME])
 
 
 @njit(cache=True)

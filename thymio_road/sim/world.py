@@ -176,13 +176,14 @@ class World:
                              (layout.PROX_REACH2, self.prox.reach * self.prox.reach),
                              (layout.PROX_SIGMA, float(self.prox.noise)), (layout.RESOLUTION, m.resolution),
                              (layout.GROUND_SIGMA, float(self.ground.noise)), (layout.PERIOD, rm.PROX_EVENT_PERIOD),
-                             (layout.LOSS_TIME, ROAD_LOSS_TIME), (layout.MOTOR_SIGMA, self.params.motor_noise)):
+                             (layout.LOSS_TIME, ROAD_LOSS_TIME), (layout.MOTOR_SIGMA, self.params.motor_noise),
+                             (layout.ROWS, m.shape[0]), (layout.COLS, m.shape[1])):
             params[index] = value
         self._params = params
         self._fleet = layout.fleet(robots=self._robots, robot_ints=self._robot_ints, movable=self.movable)
         self._work = layout.work(ints=self._ints, log_step=self._log_step, segments=self._segments)
-        self._tables = layout.tables(response=self.ground.response, road_index=m.road_index,
-                                     blind_area=m.blind_area, barcode_index=m.barcode_index)
+        self._tables = layout.tiled_tables(response=self.ground.response, road_index=m.road_index,
+                                           blind_area=m.blind_area, barcode_index=m.barcode_index)
         self._io_arrays = layout.io(queue=self._queue, outs=self._outs, states=self._states)
         #: The arguments after the robot, time and readings (event) or walls (sense).
         self._event_args = (params, self._fleet, self._work, self._noise, self._tables)
@@ -480,8 +481,9 @@ class World:
 
         Returns :meth:`barcode_under` for the same pose: one compiled call gives both.
         """
-        return road_truth(i, self._robots, self._robot_ints, self._tables, self.road_map.resolution, period,
-                          ROAD_LOSS_TIME)
+        rows, cols = self.road_map.shape
+        return road_truth(i, self._robots, self._robot_ints, self._tables, rows, cols, self.road_map.resolution,
+                          period, ROAD_LOSS_TIME)
 
     def road_under(self, i: int) -> str | None:
         """Id of the printed road under robot i's follow (left) ground sensor, or None."""
