@@ -389,7 +389,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     f = Fields(data, source, 'scenario.robots', ScenarioError)
     count = f.optional('count', int, 1)
     count = count if count_override is None else count_override
-    road_id = f.require('road', str)
+    road_ref = f.require('road', object)
     start = f.optional('start', float, 0.0)
     prefix = f.optional('name_prefix', str, 'thymio')
     overrides = f.optional('overrides', dict, {})
@@ -420,26 +420,33 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     if not ROS_NAME.fullmatch(prefix):
         f.fail('name_prefix', f'robot names are ROS namespaces (/<name>/cmd_vel): a letter, then letters, '
                               f'digits or _, got {show(prefix)}')
-    try:
-        road = road_map.road(road_id)
-    except KeyError:
-        known = ', '.join(r.id for r in road_map.roads)
-        raise ScenarioError(f"{source}: scenario.robots.road: no road '{road_id}' in "
-                            f'{road_map.source} (roads: {known})') from None
-    if not 0 <= start < road.length:
-        f.fail('start', f"must be an arc length in [0, {road.length:.3f}) m on road '{road_id}', got {start}")
-    inside = starts.owner(road_map, road_id)
-    if inside is not None:
-        raise ScenarioError(f"{source}: scenario.robots.road: road '{road_id}' is inside intersection "
-                            f"'{inside.id}' ({inside.kind}); robots start on a road between intersections")
-    spans = starts.forbidden(road_map, road_id)
-    placed = _place(road, start, count, spans)
-    if placed is None:
-        fit = next((n for n in range(count - 1, 0, -1) if _place(road, start, n, spans) is not None), 0)
-        where = f'--robots {count_override}' if count_override is not None else f'{source}: scenario.robots.count'
-        raise ScenarioError(f"{where}: {count} robots do not fit on road '{road_id}' "
-                            f"({road.length:.2f} m) with room to move ({MIN_SPACING} m apart, off barcodes and "
-                            f"intersections): at most {fit}")
+    where = f'--robots {count_override}' if count_override is not None else f'{source}: scenario.robots.count'
+    spread = _spread_roads(road_ref, road_map, source, f)
+    if spread is not None:
+        # Over several roads (issue #28): each road's share of the robots, placed as on one road.
+        if positions:
+            f.fail('positions', f"arc lengths name a place on one road; with road {show(road_ref)} the robots "
+                                'are spread over several')
+        placed, fit = _place_spread(road_map, spread, count)
+        if placed is None:
+            length = sum(road_map.road(r).length for r in spread)
+            raise ScenarioError(f"{where}: {count} robots do not fit on the {len(spread)} roads of road "
+                                f"{show(road_ref)} ({length:.2f} m) with room to move ({MIN_SPACING} m apart, off "
+                                f'barcodes and intersections): at most {fit}')
+        road_id = road = spans = None
+    else:
+        road_id = road_ref
+        road = _start_road(road_map, road_id, source)
+        if not 0 <= start < road.length:
+            f.fail('start', f"must be an arc length in [0, {road.length:.3f}) m on road '{road_id}', got {start}")
+        spans = starts.forbidden(road_map, road_id)
+        on_road = _place(road, start, count, spans)
+        if on_road is None:
+            fit = next((n for n in range(count - 1, 0, -1) if _place(road, start, n, spans) is not None), 0)
+            raise ScenarioError(f"{where}: {count} robots do not fit on road '{road_id}' "
+                                f"({road.length:.2f} m) with room to move ({MIN_SPACING} m apart, off barcodes and "
+                                f"intersections): at most {fit}")
+        placed = [(road_id, s) for s in on_road]
     names = [f'{prefix}{k + 1}' for k in range(count)]
     for key, given in (('overrides', own_overrides), ('positions', positions), ('missions', missions)):
         for name in given:
@@ -466,7 +473,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             numbers = parse_mission(missions.get(name, ''), locations, f'the map {road_map.source}')
         except MissionError as exc:
             raise ScenarioError(f'{source}: scenario.robots.missions.{name}: {exc}') from None
-        s = placed[k]
+        road_k, s = placed[k]
         if name in positions:
             s = positions[name]
             if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < road.length:
@@ -477,8 +484,9 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
                 raise ScenarioError(f'{source}: scenario.robots.positions.{name}: {s} m on road {road_id!r} is on '
                                     f'{span.what} ({span.start:.2f}..{span.end:.2f} m); robots start off barcodes '
                                     'and intersections')
-        plans.append((name, float(s), ','.join(map(str, numbers))))
-    _refuse_overlaps(plans, positions, road, f)
+        plans.append((name, road_k, float(s), ','.join(map(str, numbers))))
+    if road is not None:
+        _refuse_overlaps([(name, s, mission) for name, _, s, mission in plans], positions, road, f)
     calibration_world = calibration_world or {}
     measured: dict[int, dict] = {}
     if auto_calibrate:
@@ -486,14 +494,98 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         from thymio_road.calibration import calibrate
         measured = calibrate(count, calibration_seed, WorldParams(**calibration_world))
     entries = []
-    for k, (name, s, mission) in enumerate(plans):
+    for k, (name, road_k, s, mission) in enumerate(plans):
         params = _with_id({**defaults, **measured.get(k, {}), **overrides.get(name, {})}, k)
         try:
             ControllerParams(**params)
         except ValueError as exc:
             raise ScenarioError(f'{source}: controller parameters of {name}: {exc}') from None
-        entries.append(RobotEntry(name, road_id, s, params, mission))
+        entries.append(RobotEntry(name, road_k, s, params, mission))
     return tuple(entries)
+
+
+def _start_road(road_map: RoadMap, road_id: Any, source: str) -> Any:
+    """The road robots may start on (one between intersections), or ScenarioError naming it."""
+    try:
+        road = road_map.road(road_id)
+    except KeyError:
+        known = ', '.join(r.id for r in road_map.roads)
+        raise ScenarioError(f"{source}: scenario.robots.road: no road {show(road_id)} in "
+                            f'{road_map.source} (roads: {known})') from None
+    inside = starts.owner(road_map, road_id)
+    if inside is not None:
+        raise ScenarioError(f"{source}: scenario.robots.road: road '{road_id}' is inside intersection "
+                            f"'{inside.id}' ({inside.kind}); robots start on a road between intersections")
+    return road
+
+
+#: `robots: {road: all}` spreads the robots over every road between intersections.
+ALL_ROADS = 'all'
+
+
+def _spread_roads(ref: Any, road_map: RoadMap, source: str, f: Fields) -> list[str] | None:
+    """The roads of `robots.road` when it spreads robots over several (ALL_ROADS, unless the map
+    has a road of that name, or a list of road ids); None for one road's id."""
+    if isinstance(ref, str):
+        if ref != ALL_ROADS or any(r.id == ALL_ROADS for r in road_map.roads):
+            return None
+        return [r.id for r in road_map.roads if starts.owner(road_map, r.id) is None]
+    if not isinstance(ref, list) or not ref or not all(isinstance(r, str) for r in ref):
+        f.fail('road', f"must be a road's id, '{ALL_ROADS}' or a list of road ids, got {show(ref)}")
+    if len(set(ref)) != len(ref):
+        f.fail('road', f'names a road twice: {show(ref)}')
+    for road_id in ref:
+        _start_road(road_map, road_id, source)
+    return list(ref)
+
+
+def _spread_start(road: Any) -> float:
+    """Where robots start on a road of a spread: an open road's first robot half a spacing in, so
+    that it keeps MIN_SPACING from one at the end of the road before it."""
+    return 0.0 if road.closed else MIN_SPACING / 2
+
+
+def _spread_spans(road_map: RoadMap, road: Any) -> list:
+    """The road's forbidden spans, and on an open road its last half spacing (see _spread_start)."""
+    spans = starts.forbidden(road_map, road.id)
+    if not road.closed:
+        spans = sorted([*spans, starts.Span(road.length - MIN_SPACING / 2, road.length + 1.0, 'the road\'s end')],
+                       key=lambda span: span.start)
+    return spans
+
+
+def _place_spread(road_map: RoadMap, road_ids: list[str], count: int) -> tuple[list[tuple[str, float]] | None, int]:
+    """`count` robots over the roads, each road's share in proportion to how many it holds (its
+    capacity by `_place`'s rules; largest remainders, first roads first on ties), placed on it as
+    `_place` places them. Returns the (road, arc length) of each robot in road order, or None and
+    the largest count that fits."""
+    roads = [road_map.road(r) for r in road_ids]
+    spans = [_spread_spans(road_map, road) for road in roads]
+    capacity = [_capacity(road, _spread_start(road), spans_k, MAX_ROBOTS) for road, spans_k in zip(roads, spans)]
+    total = sum(capacity)
+    if count > total:
+        return None, min(total, MAX_ROBOTS)
+    share = [count * c // total for c in capacity]
+    rest = sorted(range(len(roads)), key=lambda k: (-(count * capacity[k] % total), k))
+    for k in rest[:count - sum(share)]:
+        share[k] += 1
+    placed = []
+    for road, spans_k, n in zip(roads, spans, share):
+        if n:
+            placed += [(road.id, s) for s in _place(road, _spread_start(road), n, spans_k)]
+    return placed, total
+
+
+def _capacity(road: Any, start: float, spans: list, most: int) -> int:
+    """How many robots `_place` puts on the road from `start`, up to `most`."""
+    low, high = 0, most
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _place(road, start, mid, spans) is not None:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _robot_of_run(name: Any, names: list[str], prefix: str, count_override: int | None) -> bool:
@@ -560,15 +652,7 @@ def _place(road: Any, start: float, count: int, spans: list) -> list[float] | No
 def road_capacity(road_map: RoadMap, road_id: str, start: float = 0.0, most: int = MAX_ROBOTS) -> int:
     """How many robots a scenario may start on `road_id` from `start` (the placement of `robots:`:
     MIN_SPACING apart, off barcodes and intersections), up to `most`."""
-    road, spans = road_map.road(road_id), starts.forbidden(road_map, road_id)
-    low, high = 0, most
-    while low < high:
-        mid = (low + high + 1) // 2
-        if _place(road, start, mid, spans) is not None:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+    return _capacity(road_map.road(road_id), start, starts.forbidden(road_map, road_id), most)
 
 
 def robot_specs(scenario: Scenario) -> list[RobotSpec]:
@@ -679,6 +763,7 @@ def laps(scenario: Scenario, distance: float) -> float | None:
     """Distance in laps of the robots' road, when robots can only go round it (a closed road on
     a map without intersections); None on a network, where a lap means nothing."""
     road = scenario.road_map.road(scenario.robots[0].road)
-    if scenario.road_map.intersections or not road.closed or road.length <= 0:
+    if scenario.road_map.intersections or not road.closed or road.length <= 0 or \
+            any(entry.road != road.id for entry in scenario.robots):
         return None
     return distance / road.length
