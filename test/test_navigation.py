@@ -48,6 +48,20 @@ def test_parse_mission():
         parse_mission('3;1')
 
 
+def test_the_road_a_robot_is_put_down_on_narrows_its_start_to_the_ways_that_drive_it():
+    """Issue #27: put down on a road out of a crossroad and told only the crossroad, a robot had
+    every way out of it as a candidate; it did not know its arm when it came back, and ignored the
+    crossroad's lights (generated:2011 and 2015)."""
+    final = RoadGraph.build(load_map(ROOT / 'config' / 'maps' / 'final.yaml'))
+    anywhere = Navigator(final, start_node='X1')
+    assert {o.target_node for o in anywhere.edges} == {'B1', 'L4', 'L5', 'X1'} and anywhere.node == 'X1'
+    on_west_loop = Navigator(final, start_node='X1', start_road='west_loop')
+    assert {o.target_node for o in on_west_loop.edges} == {'L4'}
+    assert all('west_loop' in o.roads for o in on_west_loop.edges)
+    # A road none of the node's ways drives (a wrong start) leaves every way a candidate.
+    assert len(Navigator(final, start_node='X1', start_road='north').edges) == len(anywhere.edges)
+
+
 def test_tracks_nodes_from_a_known_start(graph):
     nav = Navigator(graph, start_node='R1')
     out = feed(nav, *TO_L1)

@@ -200,6 +200,30 @@ def test_entering_robot_yields_to_a_ring_robot_it_hears_in_front():
     assert c.step(GREY, CLEAR) != (0, 0)
 
 
+def test_a_yielding_robot_backs_out_of_the_ring_when_the_ring_robot_closes_in_on_its_nose():
+    """Issue #27: the entry joins the ring tangentially, and a robot that heard the ring robot
+    only at the end of its entry stood with its nose in the ring's lane; the ring robot, crossing
+    the entry blind, pushed it on its right flank for 6 s (15 robots seed 14, R2's south-east
+    entry). Once the ring robot is as close as a stop in front, the yielding robot backs the way
+    it came and holds; nearer than that it only yields."""
+    c = entering_roundabout(_improved(4))
+    driven = [c.step(GREY, CLEAR) for _ in range(10)]
+    passing = [0, 1500, 2500, 0, 0, 0, 0]  # the ring robot across its nose, not yet as close as a stop
+    for _ in range(10):
+        c.on_comm(announce_code(Role.INSIDE, 9), passing)
+        assert c.step(GREY, passing) == (0, 0) and c.mode is Mode.YIELDING
+    closing = [0, 2400, 3300, 0, 0, 0, 0]
+    wheels = []
+    for _ in range(4):
+        c.on_comm(announce_code(Role.INSIDE, 9), closing)
+        wheels.append(c.step(GREY, closing))
+    assert [e.data for e in c.drain_events() if e.kind == 'make_way'] == \
+        [{'for': 9, 'reason': 'in_the_ring_path', 'role': 'entering'}]
+    backed = [w for w in wheels if w != (0, 0)]
+    assert backed and backed == [(-l, -r) for l, r in driven[::-1][:len(backed)]]
+    assert c.mode is Mode.MAKING_WAY
+
+
 def test_left_names_the_branching():
     """Action.BRANCHING is 0: the 'left' event named no action for a branching."""
     c = past_link(_improved(4))

@@ -171,6 +171,16 @@ def test_round_a_roundabout_once_to_an_exit_is_progress_and_so_is_a_balloon_loop
     assert [c.intersection for c in det.confined] == ['R2'] and det.stuck
 
 
+def test_coming_back_to_a_road_at_an_earlier_place_and_driving_on_is_progress(final):
+    """Issue #27 (generated:2019): a robot that came back to a balloon road it had left 2.6 m
+    further on owed those 2.6 m before it gained again, and was found stuck for 123 s while it
+    drove the balloon and the ring. A jump along a road between two samples is a new place."""
+    det = ProgressDetector(['a'], final, stall_time=10)
+    t = drive(det, path(final, [('north', 2.0, 3.0)]), speed=0.07)
+    drive(det, path(final, [('north', 0.5, 1.6)]), speed=0.07, start=t + 1)
+    assert det.stuck == []
+
+
 def test_several_robots_and_a_missing_pose(oval):
     det = ProgressDetector(['a', 'b'], oval, stall_time=10)
     moving = path(oval, [('loop', 0.0, 2.0)])

@@ -342,10 +342,29 @@ def test_crossroad_lane_is_addressed_by_the_node_it_came_from():
     assert c.state is State.ACTION and c.counter_continue == 1
     c.on_comm(4 + STOP)
     assert not c.stopped_by_light
+
+
+def test_a_robot_that_does_not_know_where_it_came_from_obeys_the_loudest_crossroad_light():
+    """Issue #27: a robot whose map tracking had two candidates ignored every light of X1, drove
+    into a red and met the crossing lanes' green (generated:2011 and 2015). A crossroad's light
+    stands beside its own in-lane: the one heard loudest on the approach is the robot's."""
     c = at_crossroad(RoadController(ControllerParams()))
     c.current_node = 0                 # it does not know where it came from
-    c.on_comm(4 + STOP)
+    far, near = [0, 0, 0, 0, 900, 0, 0], [0, 0, 0, 2500, 3800, 0, 0]
+    c.on_comm(5 + STOP, far)           # another arm's light, across the crossroad
+    assert c.stopped_by_light
+    c.on_comm(4 + STOP, near)          # its own, beside its lane: louder
+    c.on_comm(5 + GO, far)             # the other arm's go is not its own
+    assert c.stopped_by_light
+    c.on_comm(4 + GO, near)
+    assert not c.stopped_by_light and c.state is State.ACTION
+    c.on_comm(5 + STOP, far)           # the quieter light no longer stops it
     assert not c.stopped_by_light
+    c.choose_direction = lambda: 'straight'
+    mark(c)
+    for _ in range(3):
+        c.step((500, 900), [0] * 7)    # crossing: the approach is over, the loudness forgotten
+    assert c.lights.arms == {}
 
 
 def test_timeout_and_disobedience():

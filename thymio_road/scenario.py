@@ -721,7 +721,8 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
                   # where it comes from, when its start road says so: a crossroad's lights address
                   # a robot by the node it came from, and one that did not know it ignored them
                   # and drove into a red (issue #27: a generated map whose start road leads into X1)
-                  'start_node': graph.node_before(entry.road, entry.s) if graph is not None else ''}
+                  'start_node': graph.node_before(entry.road, entry.s) if graph is not None else '',
+                  'start_road': entry.road}
         specs.append(NodeSpec('thymio_controller', 'controller', f'/{entry.name}', params))
     if scenario.ir is not None:
         specs.append(NodeSpec('thymio_ir_medium', 'ir_medium', '/', {

@@ -52,6 +52,12 @@ LANE_REACH = 0.05
 MIN_FORWARD = 0.005
 #: Net laps of an intersection's closed road that make a robot confined to the intersection.
 CONFINE_LAPS = 2.0
+#: Arc length (m) along one road between two samples (1 s apart) beyond which the robot has not
+#: driven it but come back to it elsewhere (a balloon loop that leaves a ring and rejoins it): a
+#: Thymio drives at most 0.2 m/s. Its record then goes on from the new place, neither gaining
+#: the jump nor owing it (issue #27: generated:2019, a robot found stuck for 123 s while it drove
+#: R1's balloon and ring, its balloon record 2.6 m behind from its last pass).
+REENTRY = 0.5
 
 
 class Lanes:
@@ -242,6 +248,8 @@ class ProgressDetector:
         if lanes.closed[k]:
             ds = (ds + length / 2) % length - length / 2
         rec.last_s = s
+        if abs(ds) > REENTRY:
+            return 0.0
         rec.u += ds
         top = rec.u
         if lanes.ring(k):

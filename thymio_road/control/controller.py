@@ -167,7 +167,7 @@ class RoadController(ReportMachine):
         """A value received by IR (prox.comm.rx, with the 7 sensors' intensities when known):
         another robot's message goes to the traffic policy, a light's code to the lights."""
         if not self.policy.hear(self, code, intensities):
-            self.lights.hear(self, code)
+            self.lights.hear(self, code, intensities)
 
     def role(self) -> Role:
         """The rank of the lane the robot is on, as it announces it."""

@@ -2,6 +2,8 @@
 docs/traffic.md): which lane a light's code addresses, the stop, the go, and the timeout."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from thymio_road.control.events import Action, Event, State
 from thymio_road.control.traffic_light import decode
 
@@ -28,6 +30,8 @@ class LightObedience:
         self.quiet = 0
         #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR).
         self.since_light = LIGHT_NEAR + 1
+        #: On a crossroad's approach from an unknown node: the loudest each light was heard.
+        self.arms: dict[int, int] = {}
 
     def near_light(self) -> bool:
         return self.since_light <= LIGHT_NEAR
@@ -36,7 +40,7 @@ class LightObedience:
         """A priority vehicle passes red lights (report §11); the others give way to it."""
         return self.params.obey_lights and self.params.kind != 'priority'
 
-    def hear(self, ctl, code: int) -> None:
+    def hear(self, ctl, code: int, intensities: Sequence[int] | None = None) -> None:
         """A received value that was no robot's: a light's code acts on the lane the robot is in."""
         if not self.obeys():
             return
@@ -50,8 +54,10 @@ class LightObedience:
             return
         kind, address = lane
         if address is None and kind == 'crossroad':
-            return  # the node it came from is unknown: it cannot know whether it is addressed
-        if address is not None and node != address:
+            # The lane stays unaddressed (also once stopped), so that a louder light takes over.
+            if self._nearest_arm(node, intensities) != node:
+                return
+        elif address is not None and node != address:
             return
         self.quiet = 0
         stop = command != 'go' if kind != 'siding' else command != 'stop'
@@ -63,6 +69,17 @@ class LightObedience:
             self.stop(ctl, code, lane)
         else:
             self.go(ctl, code, lane)
+
+    def _nearest_arm(self, node: int, intensities: Sequence[int] | None) -> int | None:
+        """The address of the crossroad light heard loudest on this approach, when the node the
+        robot came from is unknown (its map tracking has several candidates, or no map): a
+        crossroad's light stands beside its own in-lane, and IR reaches about 23 cm, so the robot
+        hears its own arm's light loudest. Ignoring every light instead, such a robot drove into
+        a red and met the crossing lanes' green (issue #27: generated:2011 and 2015). None while
+        a louder light of another arm has been heard."""
+        loudness = max(intensities, default=1) if intensities is not None else 1
+        self.arms[node] = max(self.arms.get(node, 0), int(loudness))
+        return node if self.arms[node] >= max(self.arms.values()) else None
 
     def context(self, ctl) -> tuple[str, int | None] | None:
         """The lane a light may command now, with the node id that addresses it, or None."""
@@ -127,6 +144,8 @@ class LightObedience:
     def tick(self, ctl) -> bool:
         """Each event: the timeout (when set), the end of the siding lane; True while held."""
         self.since_light = min(self.since_light + 1, LIGHT_NEAR + 1)
+        if self.arms and not self.stopped and self.context(ctl) is None:
+            self.arms.clear()  # the approach is over: the next crossroad's lights are others
         if self.stopped or not self.increment_counter:
             self.quiet += 1
             timeout = self.timeout()

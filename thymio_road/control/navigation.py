@@ -98,7 +98,7 @@ class Navigator:
     """Tracks a robot's node from its controller's events and decides at marks; see the module doc."""
 
     def __init__(self, graph: RoadGraph, mission: Sequence[int] = (), start_node: str = '',
-                 seed: int = 0) -> None:
+                 seed: int = 0, start_road: str = '') -> None:
         self.graph = graph
         self.rng = random.Random(seed)
         self._random: Callable[[Action, int], str] = self._own_random
@@ -114,7 +114,7 @@ class Navigator:
         self.arrivals: list[int] = []
         #: After one lap of a ring, random choices take the next exit (set by `attach`).
         self.one_lap = False
-        self.set_start(start_node)
+        self.set_start(start_node, start_road)
         self.set_mission(mission)
 
     # --- set-up -------------------------------------------------------------------------------------
@@ -126,8 +126,12 @@ class Navigator:
         self._random_direction = controller.choose_direction
         controller.choose_direction = self.choose_direction
 
-    def set_start(self, start_node: str) -> None:
-        """The node the robot last passed ('' = unknown, a robot freshly put on the map)."""
+    def set_start(self, start_node: str, start_road: str = '') -> None:
+        """The node the robot last passed ('' = unknown, a robot freshly put on the map), and the
+        road it was put down on: of the node's ways out, only those that drive that road are
+        candidates (without it, every way out of the node is, and a robot put down after a
+        crossroad did not know which arm it would come back by, so it could not tell whether
+        that crossroad's lights addressed it: issue #27, generated:2011 and 2015)."""
         self.inside = None
         self.exit_at = None
         self.codes_read = []
@@ -139,6 +143,9 @@ class Navigator:
             raise ValueError(f'start_node {start_node!r} is not a node of map {self.graph.road_map.name!r} '
                              f'(nodes: {", ".join(sorted(self.graph.nodes))})')
         self.edges = [o for k in keys for o in self.graph.options[k]]
+        on_road = [o for o in self.edges if start_road in o.roads]
+        if on_road:
+            self.edges = on_road
 
     def set_mission(self, mission: Sequence[int] | str) -> None:
         """Locations to visit in order; replaces the current mission."""

@@ -156,7 +156,7 @@ class ImprovedPolicy(ReportPolicy):
         make_way, row = self.make_way, self.row
         role = ctl.role()
         if row.quiet() and not make_way.active():
-            return self.yield_at_entry.wheels(ctl, role)  # no reason can fire (rules.Reason)
+            return self.yield_at_entry.wheels(ctl, role, percept)  # no reason can fire (rules.Reason)
         for rule in self.interrupting:
             other = rule.fires(ctl, role, percept)
             if other is not None:
@@ -174,7 +174,7 @@ class ImprovedPolicy(ReportPolicy):
         if other is not None and ctl.state in DRIVING:
             make_way.start(ctl, other, rule.name, role)
             return self.override(ctl, percept)
-        return wheels or self.yield_at_entry.wheels(ctl, role)
+        return wheels or self.yield_at_entry.wheels(ctl, role, percept)
 
     def front_limit(self, ctl) -> int:
         return self.close_up.front_limit(ctl)

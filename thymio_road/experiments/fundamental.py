@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from thymio_road.experiments.traffic_table import run_table
+from thymio_road.map.atomic import save_figure, write_text
 
 
 @dataclass(frozen=True)
@@ -131,10 +132,8 @@ def plot(curve: Sequence[Point], path: Path, title: str) -> None:
     speed.set_ylim(0, 1.1)
     speed.set_title('speed against density')
     fig.suptitle(title)
-    tmp = path.with_name(path.name + '.tmp.png')
-    fig.savefig(tmp, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
-    tmp.replace(path)
 
 
 def diagram(scenario: str, robot_counts: Sequence[int], seeds: Sequence[int], duration: float, out: Path, *,
@@ -147,10 +146,8 @@ def diagram(scenario: str, robot_counts: Sequence[int], seeds: Sequence[int], du
     curve = points(rows, road_length(sc))
     if not curve:
         return curve
-    tmp = out / 'fundamental.json.tmp'
-    tmp.write_text(json.dumps({'scenario': scenario, 'road_length_m': round(road_length(sc), 3),
-                               'duration_s': duration, 'seeds': list(seeds),
-                               'points': [asdict(p) for p in curve]}, indent=2) + '\n')
-    tmp.replace(out / 'fundamental.json')
+    data = {'scenario': scenario, 'road_length_m': round(road_length(sc), 3), 'duration_s': duration,
+            'seeds': list(seeds), 'points': [asdict(p) for p in curve]}
+    write_text(out / 'fundamental.json', json.dumps(data, indent=2) + '\n')
     plot(curve, out / 'fundamental.png', f'{sc.name}: {len(seeds)} seed(s) of {duration:g} s per point')
     return curve

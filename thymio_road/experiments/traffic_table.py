@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from thymio_road.experiments import sweep
+from thymio_road.map.atomic import write_text
 from thymio_road.runtime.run import refuse_earlier_run, run_scenario
 from thymio_road.scenario import Scenario, load_scenario
 
@@ -168,7 +169,7 @@ def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[in
         if outcome.ok:
             row = outcome.value['row']
             (out / job.folder).mkdir(parents=True, exist_ok=True)
-            (out / job.folder / 'summary.json').write_text(outcome.value['summary'])
+            write_text(out / job.folder / 'summary.json', outcome.value['summary'])
         else:
             row = failed_row(job, outcome.error)
         if on_row is not None and not job.lone:
@@ -187,7 +188,7 @@ def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[in
         lone_speed = alone.get(row['scenario'])
         row['relative_speed'] = round(row['speed_m_s'] / lone_speed, 3) \
             if lone_speed and row.get('speed_m_s') is not None else None
-    (out / 'table.json').write_text(json.dumps(rows, indent=2) + '\n')
+    write_text(out / 'table.json', json.dumps(rows, indent=2) + '\n')
     return rows
 
 

@@ -8,8 +8,9 @@ buttons are Trigger services ``button/forward`` and ``button/center``.
 
 Map tracking and routing (docs/navigation.md): a :class:`~thymio_road.control.navigation.Navigator`
 decides at the marks once the map is known (parameter ``map_file``, else the latched
-``/world/map_description``); parameters ``mission`` ('3,1,5', '' = random driving) and
-``start_node`` ('' = unknown); topic ``mission`` (std_msgs/String, '3,1,5') sets a new mission.
+``/world/map_description``); parameters ``mission`` ('3,1,5', '' = random driving),
+``start_node`` ('' = unknown) and ``start_road`` (the road it was put down on); topic ``mission``
+(std_msgs/String, '3,1,5') sets a new mission.
 Its events ('node', 'arrival') go to ``controller/events`` like the controller's.
 
 Traffic lights (docs/traffic.md): with ``obey_lights`` (default) the node enables the IR
@@ -76,6 +77,7 @@ class ControllerNode:
         self.navigator: Navigator | None = None
         self._mission = declare(node, 'mission', '')
         self._start_node = declare(node, 'start_node', '')
+        self._start_road = declare(node, 'start_road', '')
         map_file = declare(node, 'map_file', '')
         try:
             parse_mission(self._mission)
@@ -91,7 +93,8 @@ class ControllerNode:
         if self.navigator is not None:
             return
         try:
-            self.navigator = Navigator(graph, parse_mission(self._mission), self._start_node)
+            self.navigator = Navigator(graph, parse_mission(self._mission), self._start_node,
+                                       start_road=self._start_road)
         except ValueError as exc:  # a mission or start node this map does not have
             self.node.get_logger().error(f'navigation: {exc}; driving at random from an unknown node')
             self.navigator = Navigator(graph)

@@ -63,6 +63,7 @@ from thymio_road.control.rules import (  # noqa: E402,F401  (registration)
     cannot_back,
     facing_light,
     give_up,
+    in_the_ring_path,
     make_way,
     merge_commit,
     merge_watch,

@@ -1,7 +1,9 @@
 """Yield at a roundabout's entry (or leaving a location's siding) while a robot of a higher role
 is heard in front: the ring has the right of way (report §7.3, §8: "the robot should check if it
 can enter"). At most ``yield_max`` events per intersection, so that a robot heard but not in the
-way cannot hold it for good."""
+way cannot hold it for good. Something in front as close as a stop (``obs_threshold_max``) while
+it yields makes it a robot standing blocked: the rule in_the_ring_path then backs it out of the
+ring's lane."""
 from __future__ import annotations
 
 from thymio_road.control.events import Event
@@ -17,11 +19,13 @@ class YieldAtEntry(Rule):
     yielded = 0
     #: Whether it yielded this step (the YIELDING mode).
     yielding = False
+    #: The robot it yields to (0: none yet).
+    to = 0
 
     def on_intersection(self) -> None:
         self.yielded = 0
 
-    def wheels(self, ctl, role: Role) -> tuple[int, int] | None:
+    def wheels(self, ctl, role: Role, percept) -> tuple[int, int] | None:
         self.yielding = False
         if role is Role.ENTERING and self.yielded < self.params.yield_max:
             other = self.row.higher_ahead(role)
@@ -29,6 +33,8 @@ class YieldAtEntry(Rule):
                 if not self.yielded:
                     ctl.events.append(Event('yield', {'to': other}))
                 self.yielded += 1
-                self.yielding = True
+                self.yielding, self.to = True, other
+                if percept.front > self.params.obs_threshold_max:
+                    ctl.obstructed = True
                 return 0, 0
         return None
