@@ -164,3 +164,25 @@ def test_sigkill_at_any_moment_then_bag_repair(tmp_path):
     count, last_clock = _both_readers(out / 'bag')
     assert count > 0 and last_clock > 0
     assert f'{last_clock:.3f} s' in repaired.stdout  # it says how far the recording goes
+
+
+def test_sigterm_during_analyze_leaves_the_earlier_report_and_no_partial_one(tmp_path):
+    """Issue #29: SIGTERM during `analyze` left a partial report without a word. The report is
+    built in a folder beside --out and moved in whole; a SIGTERM while it is built says so,
+    exits 130, and leaves --out as it was."""
+    bag = tmp_path / 'run'
+    assert _cli('run', '--scenario', 'final_traffic', '--robots', '4', '--duration', '60', '--quiet',
+                '--no-picture', '--out', str(bag)).returncode == 0
+    report = tmp_path / 'report'
+    report.mkdir()
+    (report / 'mine.txt').write_text('earlier')
+    proc = subprocess.Popen([sys.executable, '-m', 'thymio_road.cli', 'analyze', str(bag / 'bag'), '--out',
+                             str(report)], cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    staged = tmp_path / f'.report.tmp{proc.pid}'
+    _wait_for(staged, proc)      # the report is being built
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert f'interrupted: no report written; {report} is as it was' in stderr
+    assert 'Traceback' not in stderr
+    assert sorted(p.name for p in report.iterdir()) == ['mine.txt'] and not staged.exists()
