@@ -1,7 +1,7 @@
 """Large maps (issue #28): the loader's checks and the rasters grow with the length of road.
 
 The tiled rasters must hold exactly the whole sheet's values (painted here the way the loader
-painted them before: every piece over the whole sheet), the k-d tree's crossing check must
+painted them before: every piece over the whole sheet), the grid hash's crossing check must
 refuse exactly what comparing every pair of samples refused, and a 300 m serpentine on a
 9.9 × 9.9 m floor must load, rasters included, under a 3 GB address-space limit.
 """

@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 from thymio_road.map.barcode import BIT_LENGTH, Barcode
 from thymio_road.map.geometry import Piece
+from thymio_road.map import raster_cache
 from thymio_road.map.intersections import Intersection
 from thymio_road.map.tiles import BLOCK, TILE, Tiled, cells_near, unique_cells
 from thymio_road.map.validation import ConfigError
@@ -130,11 +131,16 @@ class RoadMap:
 
     @cached_property
     def _index_layers(self) -> tuple[Tiled, Tiled]:
-        index = Tiled.build(self.shape, -1, self._index_dtype(len(self.roads)),
-                            cells_near(self._piece_points, self._piece_pad, self.resolution), self.road_index_window)
-        codes = Tiled.build(self.shape, -1, self._index_dtype(len(self.barcodes)),
-                            self._barcode_tiles(0.0), self._barcode_index_window)
-        return index, codes
+        return (raster_cache.cached(self, 'road_index', self._build_road_index),
+                raster_cache.cached(self, 'barcode_index', self._build_barcode_index))
+
+    def _build_road_index(self) -> Tiled:
+        return Tiled.build(self.shape, -1, self._index_dtype(len(self.roads)),
+                           cells_near(self._piece_points, self._piece_pad, self.resolution), self.road_index_window)
+
+    def _build_barcode_index(self) -> Tiled:
+        return Tiled.build(self.shape, -1, self._index_dtype(len(self.barcodes)),
+                           self._barcode_tiles(0.0), self._barcode_index_window)
 
     def _barcode_index_window(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         codes = np.full((r1 - r0, c1 - c0), -1, dtype=self._index_dtype(len(self.barcodes)))
@@ -179,7 +185,8 @@ class RoadMap:
         """Printed grey level per pixel, 1 = white paper, 0 = black, tiled where there is ink
         (4 bytes a pixel there; the simulator itself works on windows,
         :func:`thymio_road.sim.sensors.noiseless_response`)."""
-        return Tiled.build(self.shape, 1.0, np.float32, self.ink_tiles(), self.grey_window)
+        return raster_cache.cached(self, 'grey', lambda: Tiled.build(self.shape, 1.0, np.float32, self.ink_tiles(),
+                                                                     self.grey_window))
 
     @cached_property
     def _pieces_in_drawing_order(self) -> list[tuple[int, Piece, tuple[int, int, int, int]]]:
@@ -296,6 +303,9 @@ class RoadMap:
         raster's), each the mean grey of its pixels: what ``/map`` publishes. Computed on the
         inked tiles only, without the whole sheet's grey."""
         k = 1 if cell is None else self.cell_factor(cell)
+        return raster_cache.cached(self, f'occupancy{k}', lambda: self._occupancy(k))
+
+    def _occupancy(self, k: int) -> np.ndarray:
         rows, cols = self.shape
         out = np.zeros((-(-rows // k), -(-cols // k)), dtype=np.int8)
         tile = k * max(1, 256 // k)
@@ -354,7 +364,8 @@ class RoadMap:
             reach = half_along + half_across
             corners += [(cx + dx, cy + dy) for dx in (-reach, reach) for dy in (-reach, reach)]
         tiles = _box_cells(np.array(corners).reshape(-1, 4, 2), 2 * self.resolution, self.resolution, TILE)
-        return Tiled.build(self.shape, False, bool, tiles, self._blind_window)
+        return raster_cache.cached(self, 'blind_area', lambda: Tiled.build(self.shape, False, bool, tiles,
+                                                                           self._blind_window))
 
     def barcode_pixels(self, barcode: Barcode) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Pixels (rows, cols) of a barcode's footprint with their arc length along its road."""

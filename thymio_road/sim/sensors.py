@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import math
 import weakref
+from pathlib import Path
 
 import numpy as np
-from scipy.ndimage import gaussian_filter
 
 from thymio_road.sim import robot_model as rm
 from thymio_road.sim.layout import END_A, END_B, PROX_COUNT, THETA, X, XY, Y
 from thymio_road.sim.ground import ground_pair
 from thymio_road.map.road_map import RoadMap
+from thymio_road.map import raster_cache
 from thymio_road.map.tiles import Tiled
 from thymio_road.sim.noise import NoiseStream
 from thymio_road.sim.proximity import prox_read
@@ -23,13 +24,18 @@ from thymio_road.sim.proximity import prox_read
 _RESPONSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+#: The files the response's values come from, besides the map's (the raster cache's key).
+_SOURCES = tuple(str(Path(__file__).resolve().parent / name) for name in ('sensors.py', 'robot_model.py'))
+
+
 def noiseless_response(road_map: RoadMap) -> Tiled:
     """The ground sensor's mean reading at every pixel of the sheet (computed once per map).
 
     Computed tile by tile (:class:`thymio_road.map.tiles.Tiled`, a block of them at a time): the
     tiles within the blur's reach of ink are painted with a margin (:meth:`RoadMap.grey_window`),
-    blurred and kept without the margin, which gives the values of blurring the whole sheet. Everywhere else is bare paper, whose response is one constant, so
-    the memory follows the length of road, not the floor's area."""
+    blurred and kept without the margin, which gives the values of blurring the whole sheet.
+    Everywhere else is bare paper, whose response is one constant, so the memory follows the
+    length of road, not the floor's area. Kept on disk for the next run (map/raster_cache.py)."""
     if road_map not in _RESPONSES:
         sigma_px = rm.GROUND_SIGMA / road_map.resolution
         truncate = rm.GROUND_PATCH / 2 / road_map.resolution / sigma_px
@@ -43,13 +49,17 @@ def noiseless_response(road_map: RoadMap) -> Tiled:
             tile = _response(road_map.grey_window(wr0, wr1, wc0, wc1), sigma_px, truncate)
             return tile[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0]
 
-        tiles = road_map.ink_tiles(margin * road_map.resolution)
-        _RESPONSES[road_map] = Tiled.build(road_map.shape, paper[margin, margin], np.float32, tiles, render)
+        def build() -> Tiled:
+            tiles = road_map.ink_tiles(margin * road_map.resolution)
+            return Tiled.build(road_map.shape, paper[margin, margin], np.float32, tiles, render)
+
+        _RESPONSES[road_map] = raster_cache.cached(road_map, 'response', build, _SOURCES)
     return _RESPONSES[road_map]
 
 
 def _response(grey: np.ndarray, sigma_px: float, truncate: float) -> np.ndarray:
     """Enki's patch (a Gaussian blur truncated at the patch's edge), then the sensor's curve."""
+    from scipy.ndimage import gaussian_filter  # here: a run whose rasters are cached needs no ndimage
     blurred = gaussian_filter(grey.astype(np.float32, copy=False), sigma_px, mode='nearest',
                               truncate=truncate)
     return rm.ground_response(blurred).astype(np.float32)

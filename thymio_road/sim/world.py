@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -165,6 +166,9 @@ class World:
         #: Hulls can only overlap when centres are closer than this (squared): else no contact pass.
         self._hull_reach2 = (2 * rm.HULL_BOUND_RADIUS) ** 2
         self._bind_event()
+        if not _warm[0]:
+            _warm[0] = True
+            warm_kernels(self)
 
     def _bind_event(self) -> None:
         """The fused kernels' packed arguments (fused.event, sense, tick, command_at), bound once:
@@ -528,6 +532,66 @@ def _arc(pose: np.ndarray, vl: float, vr: float, dt: float) -> None:
         x += v / w * (math.sin(th2) - math.sin(th))
         y -= v / w * (math.cos(th2) - math.cos(th))
     pose[X], pose[Y], pose[THETA] = x, y, (th2 + math.pi) % (2 * math.pi) - math.pi
+
+
+#: Whether this process has compiled (or loaded) the kernels (warm_kernels).
+_warm = [False]
+
+
+def warm_kernels(world: 'World', report: Any = None) -> float:
+    """Compile the kernels that a run of `world` calls, or load them from numba's cache, before
+    it runs; returns the seconds it took. The first run after an install or an update compiled
+    them inside its first steps for tens of seconds, silently, as a slow start in the progress
+    bar (issue #28): when numba's cache has no kernels of this version yet, this says so on
+    stderr before and after. Works on a copy of the world (the world itself is untouched), by a
+    few ticks, commands and events."""
+    import copy
+    import sys
+    import time
+    report = sys.stderr if report is None else report
+    marker = _warm_marker()
+    cold = marker is not None and not marker.exists()
+    if cold:
+        print("thymio-road: compiling the simulator's kernels (numba; once after an install or an "
+              'update, some tens of seconds)...', file=report, flush=True)
+    began = time.perf_counter()
+    shared = {id(world.road_map): world.road_map, id(world.ground.response): world.ground.response}
+    shared.update({id(array): array for array in world._tables})
+    try:
+        twin = copy.deepcopy(world, shared)
+        dt = twin.params.physics_dt
+        for k in range(2 * twin.slots if len(twin.specs) else 0):
+            due = twin.due(k)
+            twin.tick(k * dt, due)
+            for i in due.tolist():  # as the world node commands a robot after its event
+                twin.command_soon(i, 100, 120, k * dt)
+        if len(twin.specs):
+            twin.command(0, 50, 60, 2 * twin.slots * dt)
+            twin.event(0, 2 * twin.slots * dt)
+    except Exception:  # noqa: BLE001 - warming up must never stop a run: the run compiles what is left
+        pass
+    took = time.perf_counter() - began
+    if cold:
+        print(f"thymio-road: the simulator's kernels are compiled ({took:.0f} s); later runs load them",
+              file=report, flush=True)
+        try:
+            marker.touch()
+        except OSError:
+            pass
+    return took
+
+
+def _warm_marker() -> Any:
+    """A file beside numba's cache of the tick kernel, named for the kernels' version, that says
+    they were compiled; None when numba keeps no cache there."""
+    from pathlib import Path
+
+    import numba
+    from thymio_road.sim.kernel_cache import DIGEST
+    folder = getattr(getattr(fused.tick, '_cache', None), '_cache_path', None)
+    if not folder:
+        return None
+    return Path(folder) / f'thymio_road-kernels-{DIGEST:08x}-numba{numba.__version__}.compiled'
 
 
 def start_pose_on_road(road_map: RoadMap, road_id: str, s: float, grey_offset: float = -0.0018

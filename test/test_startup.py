@@ -1,0 +1,54 @@
+"""Start-up (issue #28): rasters kept on disk between runs, kernels compiled before the run."""
+import io
+
+import numpy as np
+
+from thymio_road.map import raster_cache
+from thymio_road.map.loader import load_map
+from thymio_road.scenario import find_config, load_scenario, robot_specs, world_params
+from thymio_road.sim import world as world_module
+from thymio_road.sim.sensors import noiseless_response
+from thymio_road.sim.world import World
+
+
+def test_rasters_are_read_back_from_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv('THYMIO_ROAD_CACHE', str(tmp_path))
+    monkeypatch.setattr(raster_cache, 'MIN_BUILD_TIME', 0.0)
+    raster_cache.folder.cache_clear()
+    try:
+        path = find_config('maps', 'simple')
+        first = load_map(path)
+        built = [np.asarray(r) for r in (noiseless_response(first), first.road_index, first.barcode_index,
+                                         first.blind_area, first.grey)] + [first.occupancy(0.005)]
+        files = sorted(p.name.split('-')[0] for p in (tmp_path / 'rasters').glob('*.npz'))
+        assert files == ['barcode_index', 'blind_area', 'grey', 'occupancy5', 'response', 'road_index']
+        calls = []
+        monkeypatch.setattr(raster_cache, '_pack', lambda value: calls.append(value))  # no more writes
+        again = load_map(path)
+        read = [np.asarray(r) for r in (noiseless_response(again), again.road_index, again.barcode_index,
+                                        again.blind_area, again.grey)] + [again.occupancy(0.005)]
+        assert not calls
+        for a, b in zip(built, read):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        # Another map (or another version of the code) has another key.
+        assert raster_cache.map_digest(load_map(find_config('maps', 'oval'))) != raster_cache.map_digest(again)
+    finally:
+        raster_cache.folder.cache_clear()
+
+
+def test_warming_up_says_when_it_compiles_and_leaves_the_world_as_it_was(tmp_path, monkeypatch):
+    scenario = load_scenario('oval')
+    world = World(scenario.road_map, robot_specs(scenario), world_params(scenario), scenario.seed)
+    before = (world.poses.copy(), world.odom.copy(), world.clock.copy(), world.ground_noise.cursor.copy())
+    marker = tmp_path / 'compiled'
+    monkeypatch.setattr(world_module, '_warm_marker', lambda: marker)
+    said = io.StringIO()
+    world_module.warm_kernels(world, said)
+    assert 'compiling the simulator' in said.getvalue() and 'are compiled' in said.getvalue()
+    assert marker.exists()
+    said = io.StringIO()
+    world_module.warm_kernels(world, said)
+    assert said.getvalue() == ''  # compiled once: loaded silently
+    after = (world.poses, world.odom, world.clock, world.ground_noise.cursor)
+    for a, b in zip(before, after):
+        assert np.array_equal(a, b)
