@@ -220,13 +220,20 @@ class ProgressDetector:
             left = robot.records.get(robot.road)
             if forward and left is not None:
                 left.behind = True
-            if forward and (rec is None or rec.behind):      # new ground in another unit
+            # From a plain road into an intersection the robot is inside, moving or not (the
+            # nearest lane may change while it stands at a junction); driving forward there is
+            # new ground even where it has records of the intersection's roads from an earlier
+            # visit (a balloon brings it back to the ring it left). Otherwise it was never
+            # inside, and its ring record, a lap ahead, owed a lap before anything counted
+            # (generated:2019: found stuck while it drove R1 and its balloons).
+            entering = lanes.owner[k] is not None and lanes.owner[robot.road] is None and robot.visit is None
+            if forward and (rec is None or rec.behind or entering):  # new ground in another unit
                 if robot.visit is not None and robot.visit != lanes.owner[k]:
                     exited = True
                     self._exit(robot, t)
                     robot.records.clear()
-                elif lanes.owner[k] is None and lanes.owner[robot.road] is None:
-                    robot.records.clear()                    # from one plain road on to another
+                elif entering or lanes.owner[k] is None and lanes.owner[robot.road] is None:
+                    robot.records.clear()                    # into an intersection, or on to a plain road
                 robot.records[k] = _Record(s)
                 if lanes.owner[k] and robot.visit is None:
                     self._enter(robot, lanes.owner[k], t)
@@ -235,6 +242,8 @@ class ProgressDetector:
             else:                                            # back on a road it knows
                 rec.behind = False
                 gain = self._along(robot, rec, k, s, t, i)
+            if entering and robot.visit is None:
+                self._enter(robot, lanes.owner[k], t)
         robot.road, robot.xy = k, (x, y)
         robot.credit += gain
         if exited or robot.credit - robot.mark >= ADVANCE - 1e-9:
