@@ -1,0 +1,119 @@
+"""The whole world at scale: 100, 300 and 1000 robots all sending IR on a large map (issue #28).
+
+Run: nice python benchmarks/bench_world_scale.py [--counts 100 300 1000] [--duration 10]
+
+Each case runs in a fresh process, every node as in a real run (the embedded runtime's graph:
+the world, one controller per robot, the IR medium; no recording): a 1 km serpentine road on a
+20 × 20 m floor (bench_map_scale.serpentine), the robots evenly spread along it, the improved
+traffic rules (every robot announces itself by IR every 0.1 s) and the IR medium's default
+model. The graph runs 1 simulated second (kernels load, first calls), then `--duration` more
+seconds are timed (wall and CPU). A second run of the same case times the parts: the world node's
+ticks (the compiled world and its messages), the IR medium node, the controllers (their steps
+and IR receptions); the rest is the executor's delivery. It prints the real-time factor, the
+shares, and the exponent of the cost (CPU per simulated second) against the robot count.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_map_scale import exponent, serpentine  # noqa: E402
+
+CHILD = r'''
+import json, sys, time
+from collections import defaultdict
+from thymio_road.nodes import msgs
+from thymio_road.runtime.run import Graph
+from thymio_road.scenario import load_scenario
+path, duration, parts = sys.argv[1], float(sys.argv[2]), sys.argv[3] == '1'
+spent = defaultdict(float)
+if parts:
+    from thymio_road.nodes.controller_node import ControllerNode
+    from thymio_road.nodes.ir_medium_node import IrMediumNode
+    from thymio_road.nodes.world_node import WorldNode
+
+    def timed(cls, name, part):
+        inner = getattr(cls, name)
+
+        def wrapper(*args, **kwargs):
+            t = time.process_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[part] += time.process_time() - t
+        setattr(cls, name, wrapper)
+
+    timed(WorldNode, '_on_tick', 'world')
+    for name in ('_on_tick', '_on_tx', 'on_pose', '_on_truth', '_on_enable'):
+        timed(IrMediumNode, name, 'ir_medium')
+    for name in ('on_sensors', '_on_rx'):
+        timed(ControllerNode, name, 'controllers')
+scenario = load_scenario(path)
+msgs.use_distro(scenario.ros_distro)
+graph = Graph(scenario, None)
+graph.run(1.0)
+spent.clear()
+wall0, cpu0 = time.perf_counter(), time.process_time()
+graph.run(1.0 + duration)
+wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+print(json.dumps({'wall': wall, 'cpu': cpu, 'parts': dict(spent)}))
+'''
+
+
+def case(folder: Path, count: int) -> Path:
+    """The scenario file of `count` robots on the 1 km serpentine (written into `folder`)."""
+    (folder / 'serpentine.yaml').write_text(yaml.safe_dump(serpentine(1000.0, 20.0)))
+    path = folder / f'scale_{count}.yaml'
+    path.write_text(yaml.safe_dump({
+        'name': f'scale_{count}', 'map': 'serpentine.yaml', 'seed': 1,
+        'controller': {'speed': 150, 'traffic_rules': 'improved'}, 'ir': {},
+        'robots': {'count': count, 'road': 'serpentine', 'start': 0.5}}))
+    return path
+
+
+def run(path: Path, duration: float, parts: bool) -> dict:
+    env = {**os.environ, 'PYTHONPATH': str(ROOT), 'THYMIO_ROAD_EMBEDDED': '1'}
+    done = subprocess.run([sys.executable, '-c', CHILD, str(path), str(duration), '1' if parts else '0'],
+                          env=env, capture_output=True, text=True, cwd=path.parent)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--counts', type=int, nargs='+', default=[100, 300, 1000])
+    ap.add_argument('--duration', type=float, default=10.0, help='simulated seconds timed per case')
+    args = ap.parse_args()
+    costs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for count in args.counts:
+            path = case(Path(tmp), count)
+            plain = run(path, args.duration, False)
+            timed = run(path, args.duration, True)
+            parts = timed['parts']
+            total = timed['cpu']
+            shares = {name: parts.get(name, 0.0) / total for name in ('world', 'ir_medium', 'controllers')}
+            rest = 1.0 - sum(shares.values())
+            costs.append(plain['cpu'] / args.duration)
+            print(f"{count:5d} robots: {args.duration / plain['wall']:6.2f}× real time (wall), "
+                  f"{args.duration / plain['cpu']:6.2f}× (CPU); CPU shares: world {100 * shares['world']:.0f} %, "
+                  f"IR medium {100 * shares['ir_medium']:.0f} %, controllers {100 * shares['controllers']:.0f} %, "
+                  f'executor and the rest {100 * rest:.0f} %', flush=True)
+    if len(costs) >= 2:
+        print(f'cost exponent (CPU per simulated second against robots, {args.counts[0]}..{args.counts[-1]}): '
+              f'{exponent(args.counts, costs):.2f}')
+
+
+if __name__ == '__main__':
+    main()
