@@ -24,6 +24,7 @@ from pathlib import Path
 
 from thymio_road.generator.generate import SIZES, GeneratorError, check_request, generate_map, map_name
 from thymio_road.generator.scenarios import Capacity, passages_text, traffic_text
+from thymio_road.map.raster_cache import cache_bases as _bases
 from thymio_road.map.validation import MAX_SEED
 
 PREFIX = 'generated:'
@@ -99,14 +100,6 @@ def cache_folder(config: Path) -> Path:
         except OSError:
             continue
     raise GeneratorError('no writable folder for generated maps: set THYMIO_ROAD_CACHE to one')
-
-
-def _bases() -> list[Path]:
-    if os.environ.get('THYMIO_ROAD_CACHE'):
-        return [Path(os.environ['THYMIO_ROAD_CACHE'])]
-    xdg = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
-    user = os.getuid() if hasattr(os, 'getuid') else 'user'
-    return [Path(xdg) / 'thymio_road', Path(tempfile.gettempdir()) / f'thymio_road-{user}']
 
 
 @lru_cache(maxsize=4)

@@ -34,7 +34,10 @@ MIN_BUILD_TIME = 0.05
 _MAP_SOURCES = ('road_map.py', 'tiles.py', 'geometry.py', 'barcode.py', 'intersections.py', 'raster_cache.py')
 
 
-def _bases() -> list[Path]:
+def cache_bases() -> list[Path]:
+    """The project's cache folders, the first writable one in use: $THYMIO_ROAD_CACHE, else
+    $XDG_CACHE_HOME/thymio_road (~/.cache/thymio_road), else one in the temporary folder (the
+    generated maps' cache uses them too)."""
     if os.environ.get('THYMIO_ROAD_CACHE'):
         return [Path(os.environ['THYMIO_ROAD_CACHE'])]
     xdg = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
@@ -47,7 +50,7 @@ def folder() -> Path | None:
     """The cache folder (created), or None: turned off, or nowhere writable."""
     if os.environ.get('THYMIO_ROAD_RASTER_CACHE', '1') == '0':
         return None
-    for base in _bases():
+    for base in cache_bases():
         path = base / 'rasters'
         try:
             path.mkdir(parents=True, exist_ok=True)
