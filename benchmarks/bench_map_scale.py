@@ -89,7 +89,8 @@ print(json.dumps({'road_m': sum(r.length for r in m.roads), 'load_s': t1 - t0, '
 
 def measure(path: Path, limit_gb: float = 0.0) -> dict:
     """Load a map file and build its rasters in a fresh process (under an address-space limit in GB)."""
-    env = {**os.environ, 'PYTHONPATH': os.pathsep.join([str(ROOT), os.environ.get('PYTHONPATH', '')])}
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join([str(ROOT), os.environ.get('PYTHONPATH', '')]),
+           'THYMIO_ROAD_RASTER_CACHE': '0'}  # built, not read from the cache
     out = subprocess.run([sys.executable, '-c', CHILD, str(path), str(limit_gb)], capture_output=True, text=True,
                          env=env)
     if out.returncode:
