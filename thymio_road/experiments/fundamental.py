@@ -129,7 +129,7 @@ def plot(curve: Sequence[Point], path: Path, title: str) -> None:
     speed.plot(density, [p.relative_speed for p in curve], 'o-')
     speed.set_xlabel('density (robots per metre of road)')
     speed.set_ylabel('speed relative to a lone robot')
-    speed.set_ylim(0, 1.1)
+    speed.set_ylim(0, max([1.1] + [1.05 * p.relative_speed for p in curve if p.relative_speed is not None]))
     speed.set_title('speed against density')
     fig.suptitle(title)
     save_figure(fig, path, dpi=110)
