@@ -6,7 +6,9 @@ sensors do not look. Standing still there, the entering robot was pushed for 6 s
 15 robots seed 14: R2's south-east entry, issue #27) until the ring robot made way after
 ``crossing_give_up_count``. The yield counts as standing blocked once something in front is as
 close as a stop (``obs_threshold_max``, rules/yield_at_entry.py); this rule then backs the
-robot the way it came, and it holds until the ring robot has passed."""
+robot the way it came, and it holds until the ring robot has passed. A robot leaving a
+location's siding yields too (the ENTERING role), and the siding joins the road at its merge the
+same way, tangentially from the right: the rule applies there alike."""
 from __future__ import annotations
 
 from thymio_road.control.right_of_way import Role
