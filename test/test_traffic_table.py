@@ -117,6 +117,9 @@ def test_scenario_lists_expand_generated_ranges():
                                                             'final_traffic']
     with pytest.raises(Exception, match="generated:1-30"):
         scenario_list('generated:x')
+    # Seeds after a generated part are generated maps too, as in --seeds (not scenarios named '12').
+    assert scenario_list('generated:4,9,12-13,final') == ['generated:4', 'generated:9', 'generated:12',
+                                                          'generated:13', 'final']
 
 
 def test_the_class_table_lists_the_worst_runs_and_how_to_replay_them():

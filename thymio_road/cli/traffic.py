@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -15,6 +16,8 @@ from thymio_road.map.validation import ConfigError
 from thymio_road.map.validation import MAX_DURATION, MAX_ROBOTS, MAX_SEED, arg_float, arg_int, parse_seeds
 
 
+#: A seed or a range of seeds, as a part of a list.
+_SEEDS = re.compile(r'[0-9]+(-[0-9]+)?')
 #: Most simulations one sweep command runs (maps × robot counts × seeds).
 MAX_RUNS = 100_000
 
@@ -28,10 +31,16 @@ def seeds(text: str) -> list[int]:
 
 
 def scenario_list(text: str) -> list[str]:
-    """'generated:1-30,final_traffic' → the scenarios: shipped names, files, generated maps."""
+    """'generated:1-30,final_traffic' → the scenarios: shipped names, files, generated maps. Seeds
+    right after a generated part are more generated maps ('generated:4,9,12-14'), as --seeds reads
+    them: a scenario's name starts with a letter."""
     out: list[str] = []
+    generated = False
     for part in filter(None, (p.strip() for p in text.split(','))):
-        if part.startswith('generated:'):
+        if generated and _SEEDS.fullmatch(part):
+            part = f'generated:{part}'
+        generated = part.startswith('generated:')
+        if generated:
             try:
                 numbers = seeds(part.split(':', 1)[1])
             except argparse.ArgumentTypeError:
