@@ -31,6 +31,14 @@ def test_points_average_the_seeds_of_a_count_and_leave_out_failed_runs():
     assert four.relative_speed == 1.0 and (four.ok, four.runs) == (1, 2)
 
 
+def test_a_lone_robots_passages_are_not_measured_not_zero():
+    # A run counts passages only with two robots or more: a lone robot's point has none, and
+    # the table says so rather than showing a flow of 0.
+    curve = points([_row(1, 1, None, 0.08, 1.0), _row(4, 1, 40, 0.08, 1.0)], length=20.0)
+    assert curve[0].passages_per_min is None and curve[1].passages_per_min == 4.0
+    assert '| 1 | 0.050 | – |' in fundamental.markdown(curve)
+
+
 def test_the_peak_is_the_density_of_maximum_flow_past_which_flow_falls():
     curve = [Point(n, n / 10, 1, q, m, 0.0, None, 1)
              for n, q, m in [(1, 1.0, 5.0), (5, 4.0, 20.0), (10, 5.0, 24.0), (20, 3.0, 12.0)]]

@@ -755,8 +755,8 @@ CROSSROAD_TIMEOUT_MARGIN = 5.0
 def crossroad_light_timeout(scenario: Scenario) -> int:
     """A robot's timeout at a crossroad's light, in events of 0.1 s: the longest red of the
     scenario's crossroad lights and a margin, so that silence there is taken for a dead light,
-    never for a green (issue #27: 10 s ran a red; X1's lights of final_traffic give 45 s). 0 when
-    the scenario has no crossroad light."""
+    never for a green (X1's lights of final_traffic give 45 s). 0 when the scenario has no
+    crossroad light."""
     reds = [light.timing.longest_red(light.place.phases) for light in scenario.lights
             if light.place.kind == 'crossroad']
     return math.ceil((max(reds) + CROSSROAD_TIMEOUT_MARGIN) * 10) if reds else 0

@@ -55,8 +55,8 @@ CONFINE_LAPS = 2.0
 #: Arc length (m) along one road between two samples (1 s apart) beyond which the robot has not
 #: driven it but come back to it elsewhere (a balloon loop that leaves a ring and rejoins it): a
 #: Thymio drives at most 0.2 m/s. Its record then goes on from the new place, neither gaining
-#: the jump nor owing it (issue #27: generated:2019, a robot found stuck for 123 s while it drove
-#: R1's balloon and ring, its balloon record 2.6 m behind from its last pass).
+#: the jump nor owing it (a record left metres ahead by an earlier pass would otherwise hold back
+#: every gain until those metres were driven again).
 REENTRY = 0.5
 
 
@@ -223,9 +223,8 @@ class ProgressDetector:
             # From a plain road into an intersection the robot is inside, moving or not (the
             # nearest lane may change while it stands at a junction); driving forward there is
             # new ground even where it has records of the intersection's roads from an earlier
-            # visit (a balloon brings it back to the ring it left). Otherwise it was never
-            # inside, and its ring record, a lap ahead, owed a lap before anything counted
-            # (generated:2019: found stuck while it drove R1 and its balloons).
+            # visit (a balloon brings it back to the ring it left). Otherwise it is never
+            # inside, and its ring record, a lap ahead, owes a lap before anything counts.
             entering = lanes.owner[k] is not None and lanes.owner[robot.road] is None and robot.visit is None
             if forward and (rec is None or rec.behind or entering):  # new ground in another unit
                 if robot.visit is not None and robot.visit != lanes.owner[k]:

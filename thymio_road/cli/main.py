@@ -250,7 +250,7 @@ def cmd_map_check(args: argparse.Namespace) -> int:
     road_map = load_map(find_config('maps', args.path))
     grey = road_map.grey  # rendering is part of the check
     rows, cols = grey.shape
-    total = sum(r.length for r in road_map.roads)
+    total = road_map.road_length
     print(f'{args.path}: ok: map \'{road_map.name}\', {road_map.width} × {road_map.height} m, '
           f"{len(road_map.roads)} road{'s' if len(road_map.roads) != 1 else ''}, {total:.2f} m of road,"
           f' raster {cols} × {rows} px '

@@ -74,9 +74,8 @@ class LightObedience:
         """The address of the crossroad light heard loudest on this approach, when the node the
         robot came from is unknown (its map tracking has several candidates, or no map): a
         crossroad's light stands beside its own in-lane, and IR reaches about 23 cm, so the robot
-        hears its own arm's light loudest. Ignoring every light instead, such a robot drove into
-        a red and met the crossing lanes' green (issue #27: generated:2011 and 2015). None while
-        a louder light of another arm has been heard."""
+        hears its own arm's light loudest; ignoring every light, it would drive into a red and
+        meet the crossing lanes' green. None while a louder light of another arm has been heard."""
         loudness = max(intensities, default=1) if intensities is not None else 1
         self.arms[node] = max(self.arms.get(node, 0), int(loudness))
         return node if self.arms[node] >= max(self.arms.values()) else None

@@ -129,9 +129,8 @@ class Navigator:
     def set_start(self, start_node: str, start_road: str = '') -> None:
         """The node the robot last passed ('' = unknown, a robot freshly put on the map), and the
         road it was put down on: of the node's ways out, only those that drive that road are
-        candidates (without it, every way out of the node is, and a robot put down after a
-        crossroad did not know which arm it would come back by, so it could not tell whether
-        that crossroad's lights addressed it: issue #27, generated:2011 and 2015)."""
+        candidates. Without it every way out of the node is, and a robot put down after a
+        crossroad cannot know the arm it comes back by, which the crossroad's lights address."""
         self.inside = None
         self.exit_at = None
         self.codes_read = []

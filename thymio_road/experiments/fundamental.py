@@ -27,7 +27,9 @@ class Point:
     density: float
     #: Runs averaged (seeds).
     runs: int
-    passages_per_min: float
+    #: None where not measured: a run counts passages only with two robots or more
+    #: (runtime/run.py's traffic probe).
+    passages_per_min: float | None
     metres_per_min: float
     speed_m_s: float
     #: Against a lone robot's mean speed.
@@ -58,11 +60,6 @@ def capacity(scenario: str, most: int) -> int:
     return low
 
 
-def road_length(scenario: Any) -> float:
-    """Metres of road the robots can drive: every road of the map, intersections' included."""
-    return sum(road.length for road in scenario.road_map.roads)
-
-
 def points(rows: Sequence[dict[str, Any]], length: float) -> list[Point]:
     """One point per robot count, its runs (seeds) averaged; runs that raised are left out."""
     groups: dict[int, list[dict[str, Any]]] = {}
@@ -72,10 +69,11 @@ def points(rows: Sequence[dict[str, Any]], length: float) -> list[Point]:
     out = []
     for robots, group in sorted(groups.items()):
         minutes = [r['simulated_s'] / 60.0 for r in group]
-        passages = [(r['passages'] or 0) / m for r, m in zip(group, minutes)]
+        passages = [r['passages'] / m for r, m in zip(group, minutes) if r.get('passages') is not None]
         speeds = [r['speed_m_s'] or 0.0 for r in group]
         relative = [r['relative_speed'] for r in group if r.get('relative_speed') is not None]
-        out.append(Point(robots, round(robots / length, 4), len(group), round(_mean(passages), 2),
+        out.append(Point(robots, round(robots / length, 4), len(group),
+                         round(_mean(passages), 2) if passages else None,
                          round(60.0 * robots * _mean(speeds), 2), round(_mean(speeds), 4),
                          round(_mean(relative), 3) if relative else None, sum(bool(r['ok']) for r in group)))
     return out
@@ -88,21 +86,24 @@ def _mean(values: Sequence[float]) -> float:
 def peak(curve: Sequence[Point]) -> Point:
     """The point of maximum flow: metres driven per minute (density times speed, defined on every
     map, also one without intersections), then passages per minute, then the lower density."""
-    return max(curve, key=lambda p: (p.metres_per_min, p.passages_per_min, -p.density))
+    return max(curve, key=lambda p: (p.metres_per_min, p.passages_per_min or 0.0, -p.density))
 
 
 def markdown(curve: Sequence[Point]) -> str:
     lines = ['| robots | density (robots/m) | passages/min | m/min | speed (m/s) | relative speed | ok |',
              '|---|---|---|---|---|---|---|']
     for p in curve:
-        rel = '–' if p.relative_speed is None else f'{p.relative_speed:.3f}'
-        lines.append(f'| {p.robots} | {p.density:.3f} | {p.passages_per_min:.2f} | {p.metres_per_min:.1f} | '
-                     f'{p.speed_m_s:.4f} | {rel} | {p.ok}/{p.runs} |')
+        lines.append(f'| {p.robots} | {p.density:.3f} | {_show(p.passages_per_min, 2)} | {p.metres_per_min:.1f} | '
+                     f'{p.speed_m_s:.4f} | {_show(p.relative_speed, 3)} | {p.ok}/{p.runs} |')
     top = peak(curve)
-    lines += ['', f'Maximum flow: {top.metres_per_min:.1f} m/min ({top.passages_per_min:.2f} passages/min) with '
+    lines += ['', f'Maximum flow: {top.metres_per_min:.1f} m/min ({_show(top.passages_per_min, 2)} passages/min) with '
                   f'{top.robots} robot{"" if top.robots == 1 else "s"}, a density of {top.density:.3f} robots per '
                   'metre of road.']
     return '\n'.join(lines)
+
+
+def _show(value: float | None, digits: int) -> str:
+    return '–' if value is None else f'{value:.{digits}f}'
 
 
 def plot(curve: Sequence[Point], path: Path, title: str) -> None:
@@ -116,7 +117,8 @@ def plot(curve: Sequence[Point], path: Path, title: str) -> None:
     flow.set_xlabel('density (robots per metre of road)')
     flow.set_ylabel('metres driven per minute')
     passages = flow.twinx()
-    passages.plot(density, [p.passages_per_min for p in curve], 's--', color='tab:orange',
+    counted = [p for p in curve if p.passages_per_min is not None]
+    passages.plot([p.density for p in counted], [p.passages_per_min for p in counted], 's--', color='tab:orange',
                   label='passages per minute')
     passages.set_ylabel('intersection passages per minute')
     top = peak(curve)
@@ -143,10 +145,10 @@ def diagram(scenario: str, robot_counts: Sequence[int], seeds: Sequence[int], du
     sc = load_scenario(scenario)
     rows = run_table(scenario, list(robot_counts), list(seeds), duration, out, lone=True,
                      workers=workers, scheduler=scheduler, progress=progress)
-    curve = points(rows, road_length(sc))
+    curve = points(rows, sc.road_map.road_length)
     if not curve:
         return curve
-    data = {'scenario': scenario, 'road_length_m': round(road_length(sc), 3), 'duration_s': duration,
+    data = {'scenario': scenario, 'road_length_m': round(sc.road_map.road_length, 3), 'duration_s': duration,
             'seeds': list(seeds), 'points': [asdict(p) for p in curve]}
     write_text(out / 'fundamental.json', json.dumps(data, indent=2) + '\n')
     plot(curve, out / 'fundamental.png', f'{sc.name}: {len(seeds)} seed(s) of {duration:g} s per point')

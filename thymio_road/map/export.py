@@ -419,7 +419,7 @@ def preview_page(road_map: RoadMap, layout: Layout, margin: float = MARGIN,
             page.marks.append(Rect(ox + x0 * scale, oy + y0 * scale, w * scale, h * scale, 0.3, 0.4))
             page.marks.append(Text(ox + (x0 + w / 2) * scale, oy + (y0 + h / 2) * scale,
                                    f'r{row + 1}c{i + 1}', 9.0, 'middle'))
-    roads = sum(r.length for r in road_map.roads)
+    roads = road_map.road_length
     bars = len(getattr(road_map, 'barcodes', ()))
     page.marks.append(Text(margin, ph - margin - 4, f"Map '{road_map.name}': {sheet_w / 10:g} x "
                            f"{sheet_h / 10:g} cm sheet, {len(road_map.roads)} roads ({roads:.2f} m), "

@@ -227,7 +227,7 @@ def _check_ink(road_map: RoadMap, top: Fields) -> None:
     the band that its paint, the sensors' blur and the tiles around it cover), before any is built."""
     res = road_map.resolution
     band = road_map.road_width + 2 * (0.015 + TILE * res)
-    length = sum(road.length for road in road_map.roads)
+    length = road_map.road_length
     pixels = sum((piece.length + band) * band for road in road_map.roads for piece in road.pieces) / res ** 2
     if pixels <= MAX_RASTER_PIXELS:
         return

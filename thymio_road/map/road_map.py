@@ -107,6 +107,11 @@ class RoadMap:
                 return road
         raise KeyError(road_id)
 
+    @property
+    def road_length(self) -> float:
+        """Metres of road on the map: every road's, intersections' included."""
+        return sum(road.length for road in self.roads)
+
     @cached_property
     def shape(self) -> tuple[int, int]:
         """Raster shape (rows = y, cols = x), row 0 at y = 0 like nav_msgs/OccupancyGrid."""
