@@ -12,7 +12,7 @@ handle, as ``ros2 run`` would on rclpy. It reports:
   and CPU time (the CPU time is what counts on a machine shared with other work);
 - ``first``: for the world, running simulated time to 0.2 s (every robot's first sensor event,
   which once built the blind-area mask of the whole sheet);
-- ``peak``: the process's peak resident memory (ru_maxrss) at the end.
+- ``peak``: the process's peak resident memory (VmHWM; ru_maxrss would carry the parent's peak through exec).
 
 Aims (issue #14): the world on the final map starts in under 3 s and under 500 MB, each
 controller stays under 150 MB.
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 NODES = ('thymio_world', 'thymio_controller', 'thymio_ir_medium', 'thymio_traffic_light')
 
 CHILD = r'''
-import json, resource, sys, time
+import json, sys, time
 t0 = time.perf_counter()
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
@@ -49,7 +49,7 @@ if spec['executable'] == 'thymio_world':
     executor.run_until(200_000_000)
     first = time.perf_counter() - t2
 print(json.dumps({'import': t1 - t0, 'start': t2 - t1, 'start_cpu': c2 - c1, 'first': first,
-                  'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  'peak_mb': int(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))) / 1024}))
 '''
 
 
