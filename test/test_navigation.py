@@ -237,3 +237,37 @@ def test_random_choices_on_a_ring_end_after_one_lap_with_the_improved_rules(grap
         choices = [nav.decide(Action.ROUNDABOUT, k) for k in range(lap + 1)]
         assert choices[:lap] == ['continue'] * lap
         assert choices[lap] == (expected or 'continue')
+
+
+def test_a_ring_robot_far_past_where_its_next_mark_should_be_has_left_the_ring_unawares(graph):
+    """Issue #27, generated:2012 with 10 robots: a ring robot whose blind crossing was cut short by
+    making way followed an exit out and counted a balloon's barcodes as ring marks. With the
+    improved rules, twice the ring's longest gap between marks (and 20 cm) past its last mark
+    it drives on as on a road, and the navigator holds every exit of the ring as the way it
+    took; the report's robots count on."""
+    from controller_situations import GREY, on_ring
+    for rules in ('improved', 'report'):
+        c = RoadController(ControllerParams(traffic_rules=rules, seed=3, robot_id=1))
+        nav = Navigator(graph, start_node='L1')
+        nav.attach(c)
+        c.decide = lambda action, passed: 'continue'
+        on_ring(c)
+        nav.on_events(c.drain_events())
+        events = []
+        approach = graph.approaches[nav.inside[0]]
+        at = [m[2] for m in approach.marks] + [graph.road_map.road(approach.road).length]
+        overdue = 2 * max(b - a for a, b in zip(at, at[1:])) + 0.2
+        driven = 0.0
+        while driven < 1.5 * overdue and not events:
+            left, right = c.step(GREY, [0] * 7)
+            driven += (left + right) / 2 * 0.032 * 0.1 / 100
+            events = [e for e in c.drain_events() if e.kind == 'left_unawares']
+            nav.on_events(events)
+        if rules == 'report':
+            assert not events and c.action is Action.ROUNDABOUT
+            continue
+        # Counted from the last mark: the blind crossing after it, then the ring.
+        assert events and events[0].data['driven_m'] == pytest.approx(overdue, abs=0.01) and driven < overdue
+        assert c.action is None and c.state.name == 'ROAD'
+        assert nav.inside is None and {o.exit_at for o in nav.edges} == {
+            o.exit_at for o in graph.options[approach.key] if o.exit_at is not None}

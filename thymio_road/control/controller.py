@@ -65,6 +65,7 @@ class RoadController(ReportMachine):
         self._last_obstructed, self.obstructed = self.obstructed, False
         self._pause = None
         wheels = self._step(ground, prox)
+        self._watch_ring_marks(wheels)
         self.policy.after_step(self, wheels)
         self._note_mode()
         return wheels
@@ -115,6 +116,26 @@ class RoadController(ReportMachine):
         if left or right:
             policy.after_drive(self, left, right)
         return self._calibrated(left, right)
+
+    def _watch_ring_marks(self, wheels: tuple[int, int]) -> None:
+        """On a ring past its first mark, the distance since the last mark; overdue, the robot has
+        left the ring without knowing it, and drives on as on a road.
+
+        A ring robot knows where it is only by the marks it counts, and a count that is off (a
+        blind crossing cut short by making way) lets line following carry it out by an exit while
+        it still counts marks: generated:2012, 10 robots, took a balloon in ACTION, read its
+        barcodes as ring marks, "exited" onto a location's merge and drove the siding the wrong
+        way. Not before the first mark: the entry code may stand far up the lead-in."""
+        if self.action is not Action.ROUNDABOUT or self.state not in (State.ACTION, State.CONTINUE) \
+                or self.counter_continue == 0 and self.state is State.ACTION:
+            self.since_mark_cm = 0.0
+            return
+        self.since_mark_cm += (wheels[0] + wheels[1]) / 2 * SPEED_CM_PER_UNIT * EVENT_PERIOD
+        if self.since_mark_cm > self.mark_overdue_cm():
+            self.events.append(Event('left_unawares', {'action': 'roundabout', 'marks': self.counter_continue,
+                                                       'driven_m': round(self.since_mark_cm / 100, 2)}))
+            self.since_mark_cm = 0.0
+            self._leave_intersection()
 
     def _calibrated(self, left: int, right: int) -> tuple[int, int]:
         """The robot's speed calibration (§10) and wheel balance on the motor commands."""

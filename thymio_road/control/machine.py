@@ -5,6 +5,7 @@ named hook; with the report's policy every hook answers as the report's robots d
 """
 from __future__ import annotations
 
+import math
 import random
 from typing import Callable
 
@@ -45,6 +46,11 @@ class ReportMachine(LineFollowing, BarcodeReading):
         self.choose_direction: Callable[[], str] = lambda: self.rng.choice(('right', 'straight', 'left'))
         self.direction = ''
         self.turned_left = False
+        #: On a ring, centimetres driven (wheel commands by eq. 1, backing subtracts) since the
+        #: last mark, and how far past it the robot concludes it has left the ring: infinite (never)
+        #: unless a navigator that knows the ring's marks says otherwise.
+        self.since_mark_cm = 0.0
+        self.mark_overdue_cm: Callable[[], float] = lambda: math.inf
         #: 'siding' from the exit into a location's siding until it has driven out of it.
         self.light_lane: str | None = None
         self.light_lane_count = 0
@@ -96,6 +102,7 @@ class ReportMachine(LineFollowing, BarcodeReading):
         if not self._triggers(follow, read, marks):
             return
         self.counter = 0
+        self.since_mark_cm = 0.0
         assert self.action is not None
         if self.action is Action.CROSSROAD:
             self._crossroad_mark()

@@ -24,6 +24,7 @@ the road would block the others).
 """
 from __future__ import annotations
 
+import math
 import random
 import re
 from typing import Callable, Collection, Iterable, Sequence
@@ -40,6 +41,11 @@ LOCATION_DETOUR = 0.5
 CROSSROAD_WAYS = {0: 'right', None: 'straight', 2: 'left'}
 CROSSROAD_EXITS = {way: exit_at for exit_at, way in CROSSROAD_WAYS.items()}
 
+
+#: A ring robot that has driven this many of the ring's longest gaps between marks, and this
+#: margin, past its last mark has left the ring unawares: one missed mark is not enough.
+OVERDUE_GAPS = 2.0
+OVERDUE_MARGIN_M = 0.2
 
 #: A location number in a mission: ASCII digits only ('²'.isdigit() is True, but int('²') fails).
 _NUMBER = re.compile(r'[0-9]+')
@@ -110,6 +116,7 @@ class Navigator:
         self.exit_at: int | None = None
         self.codes_read: list[int] = []
         self.plan: Option | None = None
+        self._overdue_cm = math.inf
         self.mission: list[int] = []
         self.arrivals: list[int] = []
         #: After one lap of a ring, random choices take the next exit (set by `attach`).
@@ -123,6 +130,8 @@ class Navigator:
         self._random = controller.decide
         controller.decide = self.decide
         self.one_lap = controller.policy.one_lap
+        if controller.policy.notices_left_ring:
+            controller.mark_overdue_cm = self.mark_overdue_cm
         self._random_direction = controller.choose_direction
         controller.choose_direction = self.choose_direction
 
@@ -132,6 +141,7 @@ class Navigator:
         candidates. Without it every way out of the node is, and a robot put down after a
         crossroad cannot know the arm it comes back by, which the crossroad's lights address."""
         self.inside = None
+        self._overdue_cm = math.inf
         self.exit_at = None
         self.codes_read = []
         if not start_node:
@@ -197,6 +207,23 @@ class Navigator:
             return float('inf')
         return max(len(self.graph.approaches[a].marks) for a in self.inside)
 
+    def mark_overdue_cm(self) -> float:
+        """How far past its last mark a robot on this ring is overdue (infinite when not on a ring)."""
+        return self._overdue_cm
+
+    def _ring_gaps(self) -> float:
+        """The overdue distance of the ring the robot may have entered by, from its longest gap
+        between marks, round the lap."""
+        longest = 0.0
+        for key in self.inside or ():
+            approach = self.graph.approaches[key]
+            ring = self.graph.road_map.road(approach.road)
+            if self.graph.nodes[approach.node].kind != 'roundabout' or not ring.closed:
+                return math.inf
+            at = [mark[2] for mark in approach.marks] + [ring.length]
+            longest = max([longest] + [b - a for a, b in zip(at, at[1:])])
+        return 100 * (OVERDUE_GAPS * longest + OVERDUE_MARGIN_M) if longest else math.inf
+
     def choose_direction(self) -> str:
         """The controller's hook on a crossroad's barcode: the planned way, else at random."""
         plan = self.plan
@@ -243,6 +270,7 @@ class Navigator:
         self.inside = sorted({o.target for o in fits})
         self.exit_at = None
         self.codes_read = []
+        self._overdue_cm = self._ring_gaps()
         self._plan()
         out.append(Event('node', {'node': self.node, 'expected': expected[0] if len(expected) == 1 else None,
                                   'mismatch': mismatch, 'type': kind, 'candidates': len(self.inside)}))
@@ -274,6 +302,7 @@ class Navigator:
         expected = believed.pop() if len(believed) == 1 else None
         self.inside = self.graph.approaches_of(node.id)
         self.exit_at = 0
+        self._overdue_cm = math.inf
         self._plan()
         if mismatch or len(self.inside) == 1:
             out.append(Event('node', {'node': node.id, 'expected': expected, 'mismatch': mismatch,
@@ -294,6 +323,18 @@ class Navigator:
         out.append(Event('arrival', {'location': int(number), 'target': arrived,
                                      'next': self.target, 'remaining': len(self.mission)}))
 
+    def _on_left_unawares(self, data: dict, out: list[Event]) -> None:
+        """The controller has left the ring by an exit it did not count: any of the ring's exits
+        may be the one, and the codes read next tell which (as after the report's re-search)."""
+        if self.inside is None:
+            return
+        self.edges = [o for a in self.inside for o in self.graph.options[a] if o.exit_at is not None] or None
+        self.inside = None
+        self.exit_at = None
+        self.plan = None
+        self.codes_read = []
+        self._overdue_cm = math.inf
+
     def _on_left(self, data: dict, out: list[Event]) -> None:
         if self.inside is None:
             return
@@ -311,3 +352,4 @@ class Navigator:
         self.exit_at = None
         self.plan = None
         self.codes_read = []
+        self._overdue_cm = math.inf

@@ -30,6 +30,10 @@ class ReportPolicy:
     #: Random choices on a ring end after one lap (improved, with a map: control/navigation.py);
     #: the report's robots choose at random at every exit, lap after lap.
     one_lap = False
+    #: A ring robot that drives on far past where its next mark should have been concludes it
+    #: left the ring unawares (improved, with a map: control/navigation.py); the report's robots
+    #: counted marks on whatever road they had been carried onto.
+    notices_left_ring = False
 
     def __init__(self, params) -> None:
         self.params = params
@@ -121,6 +125,7 @@ class ImprovedPolicy(ReportPolicy):
     # It talks, pauses a reading and waits at a trigger for a robot in front, watches the
     # front-left sensor while merging, and has modes of its own.
     talks = pauses_reading = waits_at_trigger = watches_front_left = has_modes = one_lap = True
+    notices_left_ring = True
 
     def __init__(self, params) -> None:
         super().__init__(params)
