@@ -41,7 +41,8 @@ class RoadController(ReportMachine):
     5. the state's driving: CONTINUE's blind crossing, else line following with avoidance;
     6. a paused reading, the trigger test (READ, BACK off, or waiting at the trigger), BACK;
     7. ACTION's or EXIT's handler, then READ's counting (so the trigger event counts as 1);
-    8. the policy after the drive and after the step; the mode, reported when it changes.
+    8. on a ring, the distance since its last mark: overdue, it has left the ring unawares;
+    9. the policy after the drive and after the step; the mode, reported when it changes.
     """
 
     def __init__(self, params: ControllerParams | None = None, state: State = State.ROAD) -> None:
