@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                           'roads or leave an intersection is stuck (default: 120, analysis/stalls.STALL_TIME)')
     run.add_argument('--ros-distro', choices=('humble', 'jazzy'),
                      help="message definitions of the bag (default: the scenario's ros_distro, else jazzy)")
+    from thymio_road.cli import live as cli_live
+    cli_live.add_arguments(run, 'the run', None)
     run.set_defaults(func=cmd_run)
 
     calibrate = sub.add_parser('calibrate', help="measure each robot's speed factor (report §10)",
@@ -147,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     from thymio_road.cli import bag as cli_bag; cli_bag.register(sub, map_sub)
     from thymio_road.cli import traffic as cli_traffic; cli_traffic.register(sub)
     from thymio_road.cli import generate as cli_generate; cli_generate.register(map_sub)
+    cli_live.register(sub)
     # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser
 
@@ -169,6 +172,8 @@ def _version() -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     from thymio_road.scenario import load_scenario
     from thymio_road.cli.outputs import check_out_dir
+    from thymio_road.cli import live as cli_live
+    cli_live.check_arguments(args, None)
     if args.out:
         check_out_dir(args.out)
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed, duration=args.duration,
@@ -176,10 +181,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = args.out or Path('runs') / f'{scenario.name}-{time.strftime("%Y%m%d-%H%M%S")}'
     if not args.out:
         check_out_dir(out, 'output folder')
-    from thymio_road.runtime.run import run_scenario  # the runtime's imports take a second
-    result = run_scenario(scenario, out, record=args.record, compression=args.compression,
-                          progress=not args.quiet,
-                          picture=not args.no_picture, stall_time=args.stall_time)
+    from thymio_road.runtime.run import refuse_earlier_run, run_scenario  # the runtime's imports take a second
+    server = None
+    if args.live:  # the port is taken before anything runs, and a taken port stops the command
+        refuse_earlier_run(out)
+        server = cli_live.start_server(args)
+    try:
+        result = run_scenario(scenario, out, record=args.record, compression=args.compression,
+                              progress=not args.quiet,
+                              picture=not args.no_picture, stall_time=args.stall_time,
+                              tap=cli_live.run_tap(server, scenario.ros_distro, args.pace) if server else None)
+    finally:
+        if server is not None:
+            server.close()
     s = result.summary
     print(f'{"interrupted after" if result.interrupted else "simulated"} {s["simulated_s"]:.1f} s '
           f'with {s["robots_count"]} robot{"" if s["robots_count"] == 1 else "s"} in {s["wall_time_s"]:.1f} s '

@@ -312,7 +312,7 @@ class BagRecorder:
         conn = self.writer.add_connection(name, typename, typestore=self.typestore,
                                           offered_qos_profiles=[rosbag_qos(qos)])
         period = self.period(name)
-        self.connections[name] = (conn, _serializer(self.typestore, typename), period)
+        self.connections[name] = (conn, serializer_for(self.typestore, typename), period)
         self.counts[name] = 0
 
     def period(self, topic: str) -> int:
@@ -327,11 +327,25 @@ class BagRecorder:
         conn, serialize, period = self.connections[topic]
         if period and time_ns % period:
             return
+        self._store(conn, topic, serialize(msg), time_ns)
+
+    def write_cdr(self, topic: str, data: bytes, time_ns: int) -> None:
+        """write() of a message already serialised (by :func:`serializer_for`: the live view
+        serialises each message once for its clients and the bag)."""
+        if time_ns >= self._chunk_end_ns:
+            seal_chunk(self.writer)
+            self._chunk_end_ns = (time_ns // CHUNK_PERIOD_NS + 1) * CHUNK_PERIOD_NS
+        conn, _, period = self.connections[topic]
+        if period and time_ns % period:
+            return
+        self._store(conn, topic, data, time_ns)
+
+    def _store(self, conn: Any, topic: str, data: bytes, time_ns: int) -> None:
         # What rosbags' Writer.write does (its metadata.yaml counts and times), without its
         # check that `conn` is one of its connections: a list search per message, with hundreds
         # of topics; add_topic made it one. test_recorder.py compares metadata.yaml.
         writer = self.writer
-        writer.storage.write(conn, time_ns, serialize(msg))
+        writer.storage.write(conn, time_ns, data)
         writer.counts[conn.id] += 1
         if time_ns < writer.min_timestamp:
             writer.min_timestamp = time_ns
@@ -381,7 +395,7 @@ class BagRecorder:
 _SERIALIZERS: dict[tuple[int, str], Any] = {}
 
 
-def _serializer(store: Any, typename: str) -> Any:
+def serializer_for(store: Any, typename: str) -> Any:
     """The CDR serialiser of a type: generated (runtime/cdr.py, the same bytes) or rosbags' own."""
     key = (id(store), typename)
     if key not in _SERIALIZERS:

@@ -217,9 +217,15 @@ def _message_count(metadata: Path) -> int | None:
 
 def run_scenario(scenario: Scenario, out: Path, *, record: bool | str = True, progress: bool = True,
                  picture: bool = True, stall_time: float = STALL_TIME,
-                 compression: str = COMPRESSIONS[0]) -> RunResult:
+                 compression: str = COMPRESSIONS[0], tap: Callable[..., Any] | None = None) -> RunResult:
     """`record`: a recording profile (recorder.PROFILES: 'full', 'analysis', 'none'); True is
-    'full' and False 'none'. `compression`: the MCAP chunks' ('zstd' or 'none')."""
+    'full' and False 'none'. `compression`: the MCAP chunks' ('zstd' or 'none').
+
+    `tap` (the live view, runtime/live.py) is called with the recorder (None without a bag) and
+    a function that says whether a stop (Ctrl-C, SIGTERM) was requested, and returns what the
+    executor records to instead: an object with the recorder's records, period,
+    add_topic and write, which passes the recorder its messages, and a step(now_ns) called at
+    each simulated time step."""
     profile = ('full' if record else 'none') if isinstance(record, bool) else record
     if profile not in PROFILES:
         raise ValueError(f'unknown recording profile {record!r}; known: {", ".join(PROFILES)}')
@@ -230,7 +236,7 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool | str = True, pr
     stop = StopRequest()
     with stop.installed():
         try:
-            return _run(scenario, out, profile, progress, picture, stop, stall_time, compression)
+            return _run(scenario, out, profile, progress, picture, stop, stall_time, compression, tap)
         except BaseException:
             if created and out.is_dir() and not any(out.iterdir()):
                 out.rmdir()  # a run that failed before writing anything leaves nothing behind
@@ -238,7 +244,8 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool | str = True, pr
 
 
 def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: bool,
-         stop: StopRequest, stall_time: float = STALL_TIME, compression: str = COMPRESSIONS[0]) -> RunResult:
+         stop: StopRequest, stall_time: float = STALL_TIME, compression: str = COMPRESSIONS[0],
+         tap: Callable[..., Any] | None = None) -> RunResult:
     out.mkdir(parents=True, exist_ok=True)
     # The nodes fill the classes of the distro the bag is recorded for.
     msgs.use_distro(scenario.ros_distro)
@@ -256,7 +263,8 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
     try:
         with stop.running('closing the bag…' if record else None, quiet=not progress):
             try:
-                graph = Graph(scenario, recorder)
+                sink = recorder if tap is None else tap(recorder, lambda: bool(stop.signum))
+                graph = Graph(scenario, sink)
                 stop.started = True
                 log = TrajectoryLog(graph)
                 if len(graph.world_node.world.specs) > 1:
@@ -272,7 +280,8 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
                 stalls = StallProbe(graph, stall_time, _console(bar), _console(bar))
                 wall0 = time.perf_counter()
                 try:
-                    graph.run(scenario.duration, bar.update_to if bar else None, stop.check)
+                    graph.run(scenario.duration, bar.update_to if bar else None,
+                              stop.check if tap is None else _checks(stop.check, sink.step))
                 finally:
                     wall = time.perf_counter() - wall0
                 if bar:
@@ -374,6 +383,13 @@ def _summary(scenario: Scenario, graph: Graph, wall: float, interrupted: bool,
                 'bytes': recorder.bytes, 'messages': dict(sorted(recorder.counts.items()))}
         if recorder and not recorder.removed else None,
     }
+
+
+def _checks(*checks: Callable[[int], None]) -> Callable[[int], None]:
+    def check(now_ns: int) -> None:
+        for one in checks:
+            one(now_ns)
+    return check
 
 
 def _console(bar: Any) -> Callable[[str | None], None]:
