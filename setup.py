@@ -16,6 +16,7 @@ setup(
         (f'share/{PACKAGE}/config/maps', glob('config/maps/*.yaml')),
         (f'share/{PACKAGE}/config/scenarios', glob('config/scenarios/*.yaml')),
         (f'share/{PACKAGE}/config/rviz', glob('config/rviz/*.rviz')),
+        (f'share/{PACKAGE}/config/foxglove', glob('config/foxglove/*.json')),
         (f'share/{PACKAGE}/aseba', glob('thymio_road/real/aseba/*.aesl')),
     ],
     python_requires='>=3.10',
@@ -34,7 +35,11 @@ setup(
         'dask[distributed]',  # sweeps on worker processes or a dask cluster (--workers, --scheduler)
     ],
     extras_require={
-        'test': ['pytest', 'mcap-ros2-support', 'hypothesis', 'resvg-py', 'pypdfium2'],
+        'test': ['pytest', 'mcap-ros2-support', 'hypothesis', 'resvg-py', 'pypdfium2',
+                 'foxglove-sdk', 'websockets>=13'],  # test_live: the live view and a WebSocket client
+        # The live view (`run --live`, `play BAG --live`): the Foxglove SDK's WebSocket server
+        # (a compiled wheel of about 50 MB installed, so not a base requirement).
+        'live': ['foxglove-sdk'],
         # ROS 2 Jazzy's rclpy and messages as wheels: `thymio-road ros` and the nodes run on real
         # rclpy without a ROS install (no tf2_msgs wheel exists: TF is skipped, with a warning).
         'ros': ['ros-jazzy-rclpy', 'ros-jazzy-rmw-fastrtps-cpp', 'ros-jazzy-std-msgs', 'ros-jazzy-std-srvs',
