@@ -85,6 +85,34 @@ def test_an_earlier_run_in_out_is_refused_before_the_first_run(tmp_path, capsys)
     assert not (tmp_path / 'r2-s1').exists()
 
 
+def test_resume_keeps_an_interrupted_sweeps_runs_and_runs_only_the_others(tmp_path, capsys, monkeypatch):
+    """An acceptance sweep is hours of runs: stopped part-way, `--resume` judges the runs it left
+    from their summaries (the same rows as running them again) and runs the rest; a summary of
+    another run in their place is refused before anything runs."""
+    args = ['traffic', '--scenario', 'simple', '--robots', '2', '--seeds', '1-3', '--duration', '5',
+            '--out', str(tmp_path / 'all'), '--workers', '1']
+    main(args)
+    whole = json.loads((tmp_path / 'all' / 'table.json').read_text())
+    part = tmp_path / 'part'
+    part.mkdir()
+    for seed in (1, 3):  # what an interrupted sweep left: two runs of three
+        (part / f'r2-s{seed}').mkdir()
+        (part / f'r2-s{seed}' / 'summary.json').write_text((tmp_path / 'all' / f'r2-s{seed}' / 'summary.json').read_text())
+    ran = []
+    real = traffic_table.run_job
+    monkeypatch.setattr(traffic_table, 'run_job', lambda job: ran.append(job.seed) or real(job))
+    capsys.readouterr()
+    main(args[:-4] + ['--out', str(part), '--workers', '1', '--resume'])
+    assert ran == [2] and json.loads((part / 'table.json').read_text()) == whole
+    other = json.loads((part / 'r2-s1' / 'summary.json').read_text())
+    other['seed'] = 7
+    (part / 'r2-s1' / 'summary.json').write_text(json.dumps(other))
+    (part / 'r2-s2' / 'summary.json').unlink()
+    assert main(args[:-4] + ['--out', str(part), '--workers', '1', '--resume']) == 2
+    assert 'a run of 2 robots, seed 7, 5 s, not this sweep\'s 2 robots, seed 1, 5 s' in capsys.readouterr().err
+    assert ran == [2] and not (part / 'r2-s2' / 'summary.json').exists()
+
+
 def test_each_failure_class_is_named():
     """Issue #27's classes: each failure shows in `failures`, a clean run has none."""
     assert judge(_summary(), 26.0)['failures'] == []

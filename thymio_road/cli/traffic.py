@@ -77,6 +77,10 @@ def register(sub: Any) -> None:
                               'ten from 1 to as many as the scenario places) over --seeds (default: 1); '
                               'fundamental.png and fundamental.json in --out')
     traffic.add_argument('--out', type=Path, help='folder of the runs (default: runs/traffic-<time>)')
+    traffic.add_argument('--resume', action='store_true',
+                         help="keep the runs an interrupted sweep left in --out (each summary.json of the same "
+                              'robots, seed and duration) and run only the others; run the sweep from the same '
+                              'code, or the table mixes two versions')
     sweep.add_arguments(traffic)
     traffic.set_defaults(func=cmd_traffic)
 
@@ -128,7 +132,7 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     runs = len(scenarios) * len(args.robots) * len(args.seeds)
     print(f'{runs} runs of {args.duration:g} s; summaries in {out}/', file=sys.stderr)
     rows = run_table(scenarios, args.robots, args.seeds, args.duration, out, lone=bool(args.maps),
-                     workers=args.workers, scheduler=args.scheduler, progress=True)
+                     workers=args.workers, scheduler=args.scheduler, progress=True, resume=args.resume)
     print(markdown(rows))
     print()
     print(classes(rows, args.duration))

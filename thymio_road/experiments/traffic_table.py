@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from thymio_road.experiments import sweep
 from thymio_road.map.atomic import write_text
-from thymio_road.runtime.run import refuse_earlier_run, run_scenario
+from thymio_road.runtime.run import OutputExists, refuse_earlier_run, run_scenario
 from thymio_road.scenario import Scenario, load_scenario
 
 MIN_RATIO = 0.9
@@ -143,16 +143,38 @@ def failed_row(job: TrafficJob, error: str) -> dict[str, Any]:
             **dict.fromkeys(COLUMNS[3:]), 'failures': ['error'], 'ok': False, 'error': error}
 
 
+def _kept_outcome(job: TrafficJob, path: Path) -> sweep.Outcome:
+    """A run an earlier, interrupted sweep left under --out, judged again from its summary.json;
+    refused when it is not this job's run (another scenario, robot count, seed or duration)."""
+    text = path.read_text()
+    try:
+        summary = json.loads(text)
+        found = (summary['robots_count'], summary['seed'], summary['requested_s'])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise OutputExists(f'{path}: not a run\'s summary ({exc}); remove it to run it again') from None
+    wanted = (job.robots, job.seed, job.duration)
+    if found != wanted or summary.get('interrupted'):
+        raise OutputExists(f'{path}: a run of {found[0]} robots, seed {found[1]}, {found[2]:g} s'
+                           f'{" (interrupted)" if summary.get("interrupted") else ""}, not this sweep\'s '
+                           f'{wanted[0]} robots, seed {wanted[1]}, {wanted[2]:g} s; choose another --out or remove it')
+    row = judge(summary, longest_cycle(load_scenario(job.scenario, robots=job.robots, seed=job.seed,
+                                                     duration=job.duration)))
+    row['scenario'] = job.scenario
+    return sweep.Outcome(job, {'row': row, 'summary': text})
+
+
 def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[int], duration: float, out: Path,
               on_row: Callable[[dict], None] | None = None, *, workers: int | None = 1,
-              scheduler: str | None = None, progress: bool = False, lone: bool = False) -> list[dict]:
+              scheduler: str | None = None, progress: bool = False, lone: bool = False,
+              resume: bool = False) -> list[dict]:
     """Run every (scenario, robots, seed) and judge it; each run's summary.json is in
     out/r<N>-s<seed>/ (out/<scenario>/r<N>-s<seed>/ when there are several scenarios).
 
     `lone`: also one lone robot's run per scenario (out/…/alone/), the speed each row's
     `relative_speed` compares with. `workers`, `scheduler`: where the runs go
     (experiments/sweep.py); the rows are in the same order and the same whatever runs them. A
-    run that raised is a row with its `error`."""
+    run that raised is a row with its `error`. `resume`: runs already under `out` (an interrupted
+    sweep's) are judged from their summary.json instead of run again."""
     scenarios = [scenario] if isinstance(scenario, str) else list(scenario)
     scenarios = [str(Path(s).resolve()) if Path(s).exists() else s for s in scenarios]  # the same file for workers
     several = len(scenarios) > 1
@@ -160,8 +182,12 @@ def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[in
             for sc in scenarios for robots in robot_counts for seed in seeds]
     lone_jobs = [TrafficJob(sc, 1, seeds[0], min(duration, LONE_DURATION), _folder(sc, 1, seeds[0], several, True),
                             lone=True) for sc in scenarios] if lone else []
+    kept = {}
     for job in jobs + lone_jobs:  # refused before the first run, not after an hour of them
-        refuse_earlier_run(out / job.folder)
+        if resume and (out / job.folder / 'summary.json').is_file():
+            kept[job] = _kept_outcome(job, out / job.folder / 'summary.json')
+        else:
+            refuse_earlier_run(out / job.folder)
     out.mkdir(parents=True, exist_ok=True)
 
     def finished(outcome: sweep.Outcome) -> str:
@@ -180,8 +206,9 @@ def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[in
         robots = 'a lone robot' if job.lone else f'{job.robots} robot{"" if job.robots == 1 else "s"}'
         return f'{name}{robots}, seed {job.seed}: {what}'
 
-    outcomes = sweep.run(run_job, lone_jobs + jobs, workers=workers, scheduler=scheduler, describe=finished,
-                         progress=progress)
+    ran = iter(sweep.run(run_job, [j for j in lone_jobs + jobs if j not in kept], workers=workers,
+                         scheduler=scheduler, describe=finished, progress=progress))
+    outcomes = [kept[j] if j in kept else next(ran) for j in lone_jobs + jobs]
     alone = {o.job.scenario: o.value['row']['speed_m_s'] for o in outcomes[:len(lone_jobs)] if o.ok}
     rows = [o.value['row'] if o.ok else failed_row(o.job, o.error) for o in outcomes[len(lone_jobs):]]
     for row in rows:
