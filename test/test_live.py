@@ -51,7 +51,8 @@ class Client:
                                                            subprotocols=[live.SUBPROTOCOL], open_timeout=5)
                 self.ws = self._connection.__enter__()
                 break
-            except OSError:
+            except (OSError, EOFError, websockets_exceptions.InvalidHandshake):
+                # refused, or reset when the command's reserved port becomes the server's
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)

@@ -158,16 +158,18 @@ class LiveServer:
 
 
 def _reserve(host: str, port: int) -> socket.socket:
-    """A socket bound to the port, which holds it until the server starts.
+    """A socket listening on the port, which holds it until the server starts.
 
     With SO_REUSEADDR, as the SDK's listener binds: the bind fails while another program listens
-    on the port, not for the closed connections of an earlier live view (TIME_WAIT). It does not
-    listen, so a client that comes before the start is refused at once and tries again.
+    on the port (another live view, even one still building its nodes), not for the closed
+    connections of an earlier one (TIME_WAIT). A client that connects before the start waits in
+    its backlog and is reset when it closes; Foxglove and Lichtblick then connect again.
     """
     sock = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(8)
     except OSError as exc:
         sock.close()
         raise LiveError(_port_taken(host, port, exc.strerror or str(exc))) from None
