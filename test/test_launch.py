@@ -6,6 +6,7 @@ remappings of thymio_road.ros.launch_plan.plan, whose simulated part is node_spe
 the embedded runtime instantiates (checked against a live embedded graph too).
 """
 import importlib.util
+import os
 import shutil
 import sys
 import types
@@ -36,6 +37,15 @@ class Config(Recorded):
         return self.values[name] if name in self.values else self.kwargs.get('default')
 
 
+def installed_prefix(package):
+    """ament_index_python's get_package_prefix, from AMENT_PREFIX_PATH as the real one reads it:
+    a colcon install space when the tests run under `colcon test`, else usually nothing."""
+    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
+        if prefix and (Path(prefix) / 'share/ament_index/resource_index/packages' / package).is_file():
+            return prefix
+    raise LookupError(f"package '{package}' not found")
+
+
 @pytest.fixture
 def load_launch(monkeypatch):
     fakes = {
@@ -47,7 +57,8 @@ def load_launch(monkeypatch):
         'launch_ros': {},
         'launch_ros.actions': {'Node': Recorded},
         'ament_index_python': {},
-        'ament_index_python.packages': {'get_package_share_directory': lambda package: str(ROOT)},
+        'ament_index_python.packages': {'get_package_share_directory': lambda package: str(ROOT),
+                                        'get_package_prefix': installed_prefix},
     }
     for name, attrs in fakes.items():
         module = types.ModuleType(name)
@@ -94,10 +105,11 @@ def spec_tuples(specs):
 
 @pytest.fixture
 def ros_programs(monkeypatch):
-    """ros2 and rviz2 on PATH, as on a ROS 2 machine."""
+    """ros2 and rviz2 on PATH and rosbag2 in the ament index, as on a ROS 2 machine."""
     real_which = shutil.which
     monkeypatch.setattr(shutil, 'which', lambda name: f'/opt/ros/jazzy/bin/{name}' if name in ('ros2', 'rviz2')
                         else real_which(name))
+    monkeypatch.setattr(lg, 'ament_package_installed', lambda package: package in lg.RECORD_PACKAGES)
 
 
 def test_launch_nodes_match_the_embedded_graph(load_launch, ros_programs):
@@ -293,13 +305,52 @@ def test_a_missing_program_refuses_the_launch_before_anything_starts(load_launch
         run_road_network(load_launch, {argument: 'true'})
 
 
-def test_nodes_run_from_a_pip_install(load_launch, monkeypatch):
-    """pip puts console scripts in bin/, where launch_ros does not look (it wants lib/thymio_road/):
-    then the launch file gives the script's absolute path and no package."""
+def test_record_without_rosbag2_refuses_the_launch(monkeypatch):
+    """`ros2` on PATH is not enough: without rosbag2 `ros2 bag record` died at once ("invalid
+    choice: 'bag'") and the graph ran on unrecorded."""
+    which = lambda name: f'/opt/ros/jazzy/bin/{name}'  # noqa: E731
+    with pytest.raises(lg.LaunchArgumentError, match="record:=true needs 'ros2 bag' with MCAP storage, but "
+                       "ros2bag and rosbag2_storage_mcap are not installed"):
+        lg.plan({'record': 'true'}, which=which, installed=lambda package: False)
+    with pytest.raises(lg.LaunchArgumentError, match='but rosbag2_storage_mcap is not installed'):
+        lg.plan({'record': 'true'}, which=which, installed=lambda package: package == 'ros2bag')
+    assert lg.plan({'record': 'true'}, which=which, installed=lambda package: True).record is not None
+    assert lg.plan({}, which=which, installed=lambda package: False).record is None   # not asked unless recording
+
+
+def test_ament_package_installed_reads_the_index(tmp_path, monkeypatch):
+    marker = tmp_path / 'share' / 'ament_index' / 'resource_index' / 'packages' / 'ros2bag'
+    marker.parent.mkdir(parents=True)
+    monkeypatch.setenv('AMENT_PREFIX_PATH', f'/nowhere{os.pathsep}{tmp_path}')
+    assert not lg.ament_package_installed('ros2bag')
+    marker.write_text('')
+    assert lg.ament_package_installed('ros2bag') and not lg.ament_package_installed('rosbag2_storage_mcap')
+
+
+def test_nodes_run_from_the_installed_scripts(load_launch):
+    """Whichever install this is: colcon's (lib/thymio_road/ under the ament prefix: by package
+    and name, as launch_ros finds them) or pip's (bin/, where launch_ros does not look: the
+    script's absolute path and no package)."""
     nodes, _ = run_road_network(load_launch, {'robots': '1'})
     for node in nodes:
-        assert node['package'] is None and Path(node['executable']).is_absolute()
-        assert Path(node['executable']).is_file()
+        if node['package'] is None:
+            assert Path(node['executable']).is_absolute() and Path(node['executable']).is_file()
+        else:
+            script = Path(installed_prefix('thymio_road')) / 'lib' / 'thymio_road' / node['executable']
+            assert node['package'] == 'thymio_road' and script.is_file()
+
+
+def test_node_executable_from_a_pip_install(tmp_path, monkeypatch):
+    """Not in the ament index (a plain venv): the console script beside the interpreter, by path."""
+    packages = types.ModuleType('ament_index_python.packages')
+    packages.get_package_prefix = installed_prefix
+    monkeypatch.setitem(sys.modules, 'ament_index_python', types.ModuleType('ament_index_python'))
+    monkeypatch.setitem(sys.modules, 'ament_index_python.packages', packages)
+    monkeypatch.delenv('AMENT_PREFIX_PATH', raising=False)
+    (tmp_path / 'bin').mkdir()
+    (tmp_path / 'bin' / 'thymio_world').write_text('#!/bin/sh\n')
+    monkeypatch.setattr(sys, 'executable', str(tmp_path / 'bin' / 'python'))
+    assert lg.node_executable('thymio_world') == (None, str(tmp_path / 'bin' / 'thymio_world'))
 
 
 def test_node_executable_prefers_the_colcon_layout(tmp_path, monkeypatch):

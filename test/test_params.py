@@ -97,3 +97,53 @@ def test_a_map_resolution_given_to_the_world_node_is_checked():
     with pytest.raises(ValueError, match=r'world: parameter map_resolution: must be a whole multiple of the '
                                          r'map resolution 0.001 m, got 0.0025'):
         WorldNode(_world_handle(map_resolution=0.0025))
+
+
+class _DescribedNode(EmbeddedNode):
+    """An embedded node that keeps the descriptor each parameter was declared with."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.descriptors = {}
+
+    def declare_parameter(self, name, value=None, descriptor=None, ignore_override=False):
+        self.descriptors[name] = descriptor
+        return super().declare_parameter(name, value, descriptor, ignore_override)
+
+
+def test_parameters_read_at_start_up_are_read_only():
+    """rclpy answered "Set parameter successful" to `ros2 param set /thymio1/controller speed 150`
+    and nothing changed: a parameter the node reads only in its constructor is declared read-only
+    (then rclpy refuses the set). Only the controller's mission takes effect at run time."""
+    from thymio_road.nodes.driver_node import DriverNode
+    from thymio_road.nodes.ir_medium_node import IrMediumNode
+    from thymio_road.nodes.traffic_light_node import TrafficLightNode
+    scenario = load_scenario('final_traffic', robots=2)
+    light = scenario.lights[0].name
+    handles = {
+        WorldNode: _DescribedNode(Executor(), 'world', '/', {'scenario_file': str(scenario.source), 'robot_count': 2}),
+        ControllerNode: _DescribedNode(Executor(), 'controller', '/thymio1'),
+        IrMediumNode: _DescribedNode(Executor(), 'ir_medium', '/', {'scenario_file': str(scenario.source)}),
+        TrafficLightNode: _DescribedNode(Executor(), 'traffic_light', f'/{light}',
+                                         {'scenario_file': str(scenario.source), 'light': light}),
+    }
+    for node_class, handle in handles.items():
+        node_class(handle)
+    driver = _DescribedNode(Executor(), 'driver', '/thymio1')
+    DriverNode(driver, link=object())   # no connection is made before its timer runs
+    handles[DriverNode] = driver
+    for node_class, handle in handles.items():
+        assert handle.descriptors, node_class
+        writable = {name for name, d in handle.descriptors.items() if not d.read_only}
+        assert writable == ({'mission'} if node_class is ControllerNode else set()), (node_class, writable)
+        assert all(d.dynamic_typing for d in handle.descriptors.values())
+
+
+def test_a_world_started_bare_runs_the_oval_and_an_empty_scenario_is_refused_by_name():
+    """`ros2 run thymio_road thymio_world` died with '.: cannot read: Is a directory'."""
+    world = WorldNode(EmbeddedNode(Executor(), 'world', '/'))
+    assert world.scenario.name == 'oval' and world.names == ['thymio1', 'thymio2', 'thymio3']
+    with pytest.raises(ValueError, match="/world: parameter scenario_file: empty: give a shipped scenario's name"):
+        WorldNode(EmbeddedNode(Executor(), 'world', '/', {'scenario_file': ' '}))
+    with pytest.raises(ValueError, match='/world: parameter robot_count: must be 0'):
+        WorldNode(EmbeddedNode(Executor(), 'world', '/', {'robot_count': -2}))

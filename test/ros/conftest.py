@@ -2,8 +2,9 @@
 ``launch.LaunchService``, observed from this process by a plain rclpy node.
 
 Every test here skips, saying why, where rclpy, launch or launch_ros cannot be imported or the
-package is not installed with its data files (``pip install .``, not ``-e``): the README's plain
-test command still passes on a fresh machine. ``.ci/run`` installs the tier with
+package is not installed with its data files (``pip install .``, not ``-e``, or a colcon install
+space sourced, as under ``colcon test``): the README's plain test command still passes on a fresh
+machine. ``.ci/run`` installs the tier with
 ``../shared/ros/install.sh`` and runs it. Each session takes its own DDS domain and keeps
 discovery on this machine.
 """
@@ -44,7 +45,8 @@ def share_dir() -> Path:
     try:
         share = Path(get_package_share_directory('thymio_road'))
     except PackageNotFoundError:
-        pytest.skip('thymio_road is not in the ament index: pip install . (not -e) into this environment')
+        pytest.skip('thymio_road is not in the ament index: pip install . (not -e) into this environment, '
+                    'or source a colcon install space')
     if not (share / 'launch' / 'road_network.launch.py').is_file():
         pytest.skip(f'{share} has no launch files: pip install . (not -e) into this environment')
     return share
@@ -147,8 +149,25 @@ class Processes:
         return codes
 
 
+#: Builds a world, which compiles the simulator's kernels (or loads them from numba's cache).
+WARM_KERNELS = ('from thymio_road.scenario import load_scenario, robot_specs, world_params; '
+                'from thymio_road.sim.world import World; '
+                "s = load_scenario('oval', robots=1); World(s.road_map, robot_specs(s), world_params(s), seed=s.seed)")
+
+
+@pytest.fixture(scope='session')
+def compiled_kernels(ros_env, tmp_path_factory) -> None:
+    """The first world of a fresh install compiles numba's kernels (some tens of seconds, cached
+    beside the installed modules): done once here, in a process that imports thymio_road as the
+    nodes do (not from the current folder), so that no test's world spends its time limit on it.
+    Under `colcon test` no earlier test has done it: the first launch test failed."""
+    warm = subprocess.run([sys.executable, '-c', WARM_KERNELS], env=ros_env, cwd=tmp_path_factory.mktemp('warm'),
+                          capture_output=True, text=True, timeout=600)
+    assert warm.returncode == 0, warm.stderr
+
+
 @pytest.fixture
-def processes(ros_env, tmp_path):
+def processes(ros_env, tmp_path, compiled_kernels):
     procs = Processes(ros_env, tmp_path)
     yield procs
     procs.stop()
@@ -160,11 +179,15 @@ def run_launch_cmd(launch_file: Path, seconds: float, *args: str) -> list[str]:
 
 
 def console_script(name: str) -> str:
-    """Path of one of our console scripts in this environment."""
-    path = Path(sys.executable).parent / name
-    if not path.is_file():
-        pytest.skip(f'{name} is not installed beside {sys.executable}: pip install . into this environment')
-    return str(path)
+    """Path of one of our console scripts: in a sourced colcon install space (lib/thymio_road/, found
+    through the ament index) or beside this interpreter (pip), as the launch files find them."""
+    from thymio_road.ros.launch_plan import LaunchArgumentError
+    from thymio_road.ros.launch_plan import console_script as installed_script
+    try:
+        return str(installed_script(name))
+    except LaunchArgumentError:
+        pytest.skip(f'{name} is not installed: pip install . into this environment, or colcon build and '
+                    'source install/setup.bash')
 
 
 def distance_to_road(road_map: Any, x: float, y: float) -> float:

@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from thymio_road.nodes import msgs
-from thymio_road.nodes.params import declare, declare_fields
+from thymio_road.nodes.params import convert, declare, declare_fields
 from thymio_road.sim import robot_model as rm
 from thymio_road.control.controller import ControllerParams, RoadController, State, led_colour
 from thymio_road.map.loader import parse_map
@@ -75,7 +75,8 @@ class ControllerNode:
         self._led: tuple[int, int, int] | None = None
         self._publish_state()
         self.navigator: Navigator | None = None
-        self._mission = declare(node, 'mission', '')
+        # The one parameter that takes effect at run time (`ros2 param set`), like the mission topic.
+        self._mission = declare(node, 'mission', '', read_only=False)
         self._start_node = declare(node, 'start_node', '')
         self._start_road = declare(node, 'start_road', '')
         map_file = declare(node, 'map_file', '')
@@ -84,6 +85,9 @@ class ControllerNode:
         except ValueError as exc:
             raise ValueError(f'{node.get_namespace()}/{node.get_name()}: bad parameter: {exc}') from None
         node.create_subscription(msgs.String, 'mission', self._on_mission, msgs.qos(10))
+        add_callback = getattr(node, 'add_on_set_parameters_callback', None)  # rclpy only
+        if add_callback is not None:
+            add_callback(self._on_set_parameters)
         if map_file:
             self._attach_navigator(_graph_of_file(map_file))
         else:
@@ -119,6 +123,24 @@ class ControllerNode:
             self.navigator.set_mission(msg.data)
         except ValueError as exc:
             self.node.get_logger().error(f'mission {msg.data!r} ignored: {exc}')
+
+    def _on_set_parameters(self, parameters: list[Any]) -> Any:
+        """`ros2 param set <ns>/controller mission 3,1,5`: refused (with the reason) when the mission
+        is malformed or names a node this map does not have, else applied at once."""
+        from rcl_interfaces.msg import SetParametersResult
+        for parameter in parameters:
+            if parameter.name != 'mission':
+                continue
+            where = f'{self.node.get_namespace()}/{self.node.get_name()}: parameter mission'
+            try:
+                mission = convert(parameter.value, str, where)
+                parse_mission(mission)
+                if self.navigator is not None:
+                    self.navigator.set_mission(mission)
+            except ValueError as exc:
+                return SetParametersResult(successful=False, reason=str(exc))
+            self._mission = mission
+        return SetParametersResult(successful=True)
 
     def _on_horizontal(self, msg: Any) -> None:
         self.prox = msg.data

@@ -48,9 +48,13 @@ class TrafficLightNode:
         name = declare(node, 'light', '')
         entry = next((e for e in scenario.lights if e.name == name), None)
         if entry is None:
-            known = ', '.join(e.name for e in scenario.lights) or 'none'
-            raise ValueError(f"traffic_light: parameter light: no light '{name}' in {scenario.source} "
-                             f'(lights: {known})')
+            known = ', '.join(e.name for e in scenario.lights)
+            # No default: a light is one place of one map, so a bare `ros2 run` is told what to give.
+            given = f"no light '{name}' in {scenario.source}" if name else 'not given'
+            hint = (f'-p light:=NAME, one of {known}' if known else
+                    f'-p light:=NAME with -p scenario_file:= a scenario with lights (e.g. final_traffic); '
+                    f'{scenario.source} has none')
+            raise ValueError(f'traffic_light: parameter light: {given}: {hint}')
         try:
             values = {key: declare(node, key, value)
                       for key, value in node_parameters(entry.timing, entry.battery).items()}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -224,14 +225,32 @@ def record_command(bag: str = '') -> tuple[str, ...]:
     return cmd + (('--output', bag) if bag else ())
 
 
-def plan(arguments: Mapping[str, str], which: Callable[[str], str | None] | None = None) -> LaunchPlan:
+#: The ROS packages ``ros2 bag record --storage mcap`` needs (the `bag` verb and the MCAP plugin).
+RECORD_PACKAGES = ('ros2bag', 'rosbag2_storage_mcap')
+
+
+def ament_package_installed(package: str) -> bool:
+    """Whether `package` is in the ament index (``AMENT_PREFIX_PATH``), as ``ros2 pkg prefix`` finds it.
+
+    Read from the index's marker files rather than by running ``ros2 bag --help``, which takes a
+    second, or by importing ament_index_python, which a plain environment does not have."""
+    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
+        if prefix and (Path(prefix) / 'share' / 'ament_index' / 'resource_index' / 'packages' / package).is_file():
+            return True
+    return False
+
+
+def plan(arguments: Mapping[str, str], which: Callable[[str], str | None] | None = None,
+         installed: Callable[[str], bool] | None = None) -> LaunchPlan:
     """The launch graph for road_network.launch.py's arguments (missing ones take their default).
 
     Programs the plan needs besides our own (``ros2`` to record, ``rviz2``) are looked up with
-    `which` (default :func:`shutil.which`) first, so that a missing one refuses the launch before
-    any node has started.
+    `which` (default :func:`shutil.which`), and the ROS packages ``ros2 bag`` needs with
+    `installed` (default :func:`ament_package_installed`), first, so that a missing one refuses
+    the launch before any node has started.
     """
     which = which or shutil.which
+    installed = installed or ament_package_installed
     args = {name: default for name, default, _ in ARGUMENTS}
     unknown = set(arguments) - set(args)
     if unknown:
@@ -262,6 +281,14 @@ def plan(arguments: Mapping[str, str], which: Callable[[str], str | None] | None
         raise LaunchArgumentError("launch argument record:=true needs 'ros2' (ros2 bag record with "
                                   "rosbag2_storage_mcap), which is not on PATH; source a ROS 2 install, or "
                                   "record an embedded run with 'thymio-road run'")
+    missing = [package for package in RECORD_PACKAGES if record is not None and not installed(package)]
+    if missing:
+        # `ros2 bag record` would die at once ("invalid choice: 'bag'") and the graph run unrecorded.
+        raise LaunchArgumentError(f"launch argument record:=true needs 'ros2 bag' with MCAP storage, but "
+                                  f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not installed "
+                                  "(no such package in AMENT_PREFIX_PATH): install ros-<distro>-rosbag2 and "
+                                  "ros-<distro>-rosbag2-storage-mcap, or record an embedded run with "
+                                  "'thymio-road run'")
     rviz = None
     if parse_bool(args['rviz'], 'rviz'):
         if which('rviz2') is None:
