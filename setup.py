@@ -26,7 +26,8 @@ setup(
         'scipy',
         'numba',
         'PyYAML',
-        'matplotlib',
+        'matplotlib',  # the analysis report's and the experiments' figures
+        'pillow>=10.1',  # trajectories.png (its own font: 10.1) and render's frames
         'rosbags>=0.10',
         'mcap',
         'zstandard',  # mcap's zstd chunk compression (the recorder, bag repair)

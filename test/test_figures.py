@@ -1,6 +1,7 @@
-"""trajectories.png: a legend that explains the markers, one colour per robot, an honest title."""
+"""trajectories.png: a legend that explains the markers, one colour per robot, an honest title,
+the paths where they were over the printed map."""
 import numpy as np
-from matplotlib.colors import to_hex
+from PIL import Image
 
 from thymio_road.analysis.figures import plot_trajectories, robot_colours, run_title
 from thymio_road.map.loader import load_map
@@ -16,7 +17,7 @@ def _paths(count):
 def test_fifteen_robots_get_fifteen_distinct_colours_and_a_legend(tmp_path):
     road_map = load_map(find_config('maps', 'oval'))
     drawn = plot_trajectories(road_map, _paths(15), tmp_path / 'trajectories.png', 'fifteen')
-    assert len({to_hex(c) for c in drawn.colours.values()}) == 15
+    assert len(set(drawn.colours.values())) == 15
     assert {'start', 'end'} <= set(drawn.legend)
     assert {f'thymio{k}' for k in range(1, 16)} <= set(drawn.legend)
     assert (tmp_path / 'trajectories.png').read_bytes()[:4] == b'\x89PNG'
@@ -24,13 +25,32 @@ def test_fifteen_robots_get_fifteen_distinct_colours_and_a_legend(tmp_path):
 
 def test_colours_stay_distinct_beyond_any_fixed_cycle():
     for count in (1, 10, 11, 20, 21, 60):
-        assert len({to_hex(c) for c in robot_colours(count)}) == count
+        assert len(set(robot_colours(count))) == count
 
 
 def test_many_robots_still_explain_the_markers(tmp_path):
     road_map = load_map(find_config('maps', 'oval'))
     drawn = plot_trajectories(road_map, _paths(30), tmp_path / 'many.png')
     assert {'start', 'end'} <= set(drawn.legend)
+
+
+def test_the_paths_lie_where_the_robots_drove_over_the_printed_map(tmp_path):
+    road_map = load_map(find_config('maps', 'oval'))
+    paths = {'thymio1': np.array([[0.2, 0.3], [1.6, 0.9]]), 'thymio2': np.zeros((0, 2))}
+    drawn = plot_trajectories(road_map, paths, tmp_path / 'two.png', 'two')
+    image = Image.open(tmp_path / 'two.png').convert('RGB')
+    left, top, right, bottom = drawn.frame
+    assert right - left == 1000 and image.height > bottom - top
+    assert drawn.legend == ['thymio1', 'start', 'end']    # a robot without samples has no line
+    colour = tuple(int(drawn.colours['thymio1'][i:i + 2], 16) for i in (1, 3, 5))
+    mid = drawn.pixel(0.9, 0.6, road_map)                   # halfway along the straight path
+    assert min(np.abs(np.subtract(image.getpixel((mid[0], mid[1] + d)), colour)).max() for d in (-1, 0, 1)) < 60
+    # the printed road is dark where the map's darkness says so, the paper white
+    dark = road_map.occupancy(0.01)                         # 1 cm cells: 5 pixels of the picture
+    row, col = np.unravel_index(np.argmax(dark), dark.shape)
+    ink = drawn.pixel((col + 0.5) * 0.01, (row + 0.5) * 0.01, road_map)
+    assert max(image.getpixel(ink)) < 128
+    assert image.getpixel(drawn.pixel(0.02, 0.02, road_map)) == (255, 255, 255)
 
 
 def test_title_grammar_and_interruption():

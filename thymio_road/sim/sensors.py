@@ -41,7 +41,6 @@ def noiseless_response(road_map: RoadMap) -> Tiled:
         truncate = rm.GROUND_PATCH / 2 / road_map.resolution / sigma_px
         margin = int(truncate * sigma_px + 0.5) + 2  # scipy's kernel radius, and some
         rows, cols = road_map.shape
-        paper = _response(np.ones((2 * margin + 1, 2 * margin + 1), np.float32), sigma_px, truncate)
 
         def render(r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
             wr0, wr1 = max(r0 - margin, 0), min(r1 + margin, rows)
@@ -50,6 +49,8 @@ def noiseless_response(road_map: RoadMap) -> Tiled:
             return tile[r0 - wr0:r1 - wr0, c0 - wc0:c1 - wc0]
 
         def build() -> Tiled:
+            # bare paper's response only here: a cached raster needs no blur (nor scipy.ndimage)
+            paper = _response(np.ones((2 * margin + 1, 2 * margin + 1), np.float32), sigma_px, truncate)
             tiles = road_map.ink_tiles(margin * road_map.resolution)
             return Tiled.build(road_map.shape, paper[margin, margin], np.float32, tiles, render)
 
