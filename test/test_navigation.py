@@ -271,3 +271,19 @@ def test_a_ring_robot_far_past_where_its_next_mark_should_be_has_left_the_ring_u
         assert c.action is None and c.state.name == 'ROAD'
         assert nav.inside is None and {o.exit_at for o in nav.edges} == {
             o.exit_at for o in graph.options[approach.key] if o.exit_at is not None}
+
+
+def test_unsure_which_ring_a_robot_takes_an_exit_within_a_lap_of_the_smallest():
+    """A robot that does not know which roundabout it entered (on generated:2016, R1 of 8 marks
+    or R2 of 4) ends its random choices after a lap of the smaller ring, not laps of it."""
+    from thymio_road.scenario import load_scenario
+    graph = RoadGraph.build(load_scenario('generated:2016').road_map)
+    c = RoadController(ControllerParams(traffic_rules='improved', seed=3, robot_id=1))
+    c.decide = lambda action, passed: 'continue'
+    nav = Navigator(graph)
+    nav.attach(c)
+    feed(nav, ('intersection', {'action': 'roundabout'}))
+    laps = {len(graph.approaches[a].marks) for a in nav.inside}
+    assert len(laps) > 1
+    choices = [nav.decide(Action.ROUNDABOUT, k) for k in range(max(laps) + 1)]
+    assert choices.index('exit') == min(laps)
