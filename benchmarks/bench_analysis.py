@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Time `thymio-road analyze` on a recording of 10 robots driving for 30 simulated minutes.
 
 Run: python benchmarks/bench_analysis.py [--bag PATH] [--keep DIR] [--robots N] [--duration S]

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Cost of one controller step (the robot's mind alone), optionally beside a git revision.
 
 Run: python benchmarks/bench_controller.py [--baseline REV] [--repeat K] [--steps N]

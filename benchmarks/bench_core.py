@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Real-time factor of the simulation core without recording, optionally beside a git revision.
 
 Run: python benchmarks/bench_core.py [--duration S] [--baseline REV] [--repeat K] [--case TEXT]

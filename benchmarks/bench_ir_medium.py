@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The IR medium for 10 to 5000 Thymios: the compiled step against the numpy step it replaced (issue #15).
 
 Run: python benchmarks/bench_ir_medium.py [--sizes 10 100 300 1000 5000] [--models enki_doc enki_code]

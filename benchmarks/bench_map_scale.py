@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Loading a large map: time and memory against the length of road (issue #28).
 
 Run: python benchmarks/bench_map_scale.py [--lengths 30 300 1000] [--floor 20] [--repeat 1]

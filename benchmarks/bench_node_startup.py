@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Start-up time and peak memory of each node class, each in a fresh process.
 
 Run: python benchmarks/bench_node_startup.py [--scenarios oval final_traffic] [--json out.json]

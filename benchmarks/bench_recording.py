@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """What recording costs: real-time factor and bag size of a scenario per recording profile.
 
 Run: python benchmarks/bench_recording.py [--scenario final_traffic] [--robots 10] [--duration 60] [--repeat K]

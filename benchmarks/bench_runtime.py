@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Real-time factor of the embedded runtime for 1, 10 and 50 robots, with and without recording.
 
 Run: python benchmarks/bench_runtime.py [--duration S]

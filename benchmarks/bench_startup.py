@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Start-up: the CPU time of a short run, this tree beside another (issue #28).
 
 Run: python benchmarks/bench_startup.py --baseline /tmp/base [--scenario final] [--duration 1]

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The threshold Monte Carlo: the compiled estimator against the numpy one it replaced, and the paper's size.
 
 The paper evaluated 1000 × 720 × 720 = 5.184·10^8 synthetic observations per sensor (Sect. 4.2.2).

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """n_C (paper Sect. 6.2.6, Fig. 20a) under each model reading: peak, its robot count, and n_C at 272 robots.
 
 Produces the candidate table of docs/swarmcom.md ("n_C: readings measured"). Readings selectable in

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Wall time of a traffic sweep run one after another against the same sweep on local worker
 processes (experiments/sweep.py, issue #28), and whether the two give the same table.
 

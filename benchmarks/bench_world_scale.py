@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The whole world at scale: 100, 300 and 1000 robots all sending IR on a large map (issue #28).
 
 Run: nice python benchmarks/bench_world_scale.py [--counts 100 300 1000] [--duration 10]

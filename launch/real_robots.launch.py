@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Real Thymios on a printed map: `ros2 launch thymio_road real_robots.launch.py real:=all`.
 
     ros2 launch thymio_road real_robots.launch.py scenario:=oval robots:=2 real:=all \

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Launch a scenario's node graph as separate rclpy processes (ROS 2 Humble / Jazzy).
 
     ros2 launch thymio_road road_network.launch.py scenario:=oval robots:=3 record:=true rviz:=true

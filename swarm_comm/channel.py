@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The e-puck infra-red channel model of SwarmCom (paper Sect. 3).
 
 Three stages: emitter-to-detector attenuation h_c = h_e(α)·h_m(d)·h_d(β) (eqs. 3–7, identified in

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Binary BCH block codes of length 15: [15,15], [15,11] and [15,1] (paper Sect. 4.3).
 
 A narrow-sense BCH code of length n = 2^4 − 1 correcting t errors has as generator the least common

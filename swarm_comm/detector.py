@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The symbol detector: the decision threshold from the channel model (eqs. 28–33) and the dynamic rule (eq. 36).
 
 The threshold m_t is computed, not assumed: the channel model is evaluated over the paper's distributions

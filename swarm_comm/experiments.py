@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The paper's experiments as functions that write CSV tables and PNG figures into a directory.
 
 threshold: Fig. 9 (m_t from the model); static: Figs. 10–13 (P_e, P_l against distance, fixed and

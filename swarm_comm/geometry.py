@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """e-puck proximity-sensor layout and the poses of emitters and detectors (paper eqs. 1, 2, 8, 9).
 
 The paper's Fig. 2 (the sensors' polar coordinates) is not in its text. The layout used here is the one

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Carrier-sense multiple access with random back-off (paper Sect. 4.4).
 
 A robot with a frame to send listens first: if the channel is free it transmits, otherwise it waits a

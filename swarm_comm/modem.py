@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """On–off keying modem: message framing, one decision per ADC sample, fixed or dynamic threshold (Sects. 4.1, 4.2, 5.3).
 
 Framing. Data are cut into k-bit words, each encoded into a 15-bit BCH block (Sect. 4.3). Every block

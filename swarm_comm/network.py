@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Local broadcast and flooding (paper Sect. 6): message identity, headers and duplicate suppression.
 
 Every message starts with a 15-bit header, origin (4 bits) and sequence number (11 bits), carried by

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """How many channels n_C a robot can open as the swarm gets denser (paper Sect. 6.2.6, Fig. 20a).
 
 A transmitter sits at the centre; 1 … N static robots are placed at random, without overlap, with their

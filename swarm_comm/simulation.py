@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Mobile e-pucks in a 72 × 72 cm arena exchanging messages by local broadcast or flooding (paper Sect. 6).
 
 Robots random-walk (the paper's Algorithm 1 is not in its text; here: drive straight for a uniform

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Two static robots facing each other: bit-error and message-loss probabilities against distance (paper Sect. 5).
 
 Each trial sends one message of 1–5 random blocks (Sect. 5.1) after an idle lead-in of one block

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """SwarmCom framing and BCH codes over Thymio proximity communication (10-bit payloads, one per 0.1 s).
 
 A Thymio sends one payload value every 0.1 s (11 bits; we keep to 10). A multi-word message is coded

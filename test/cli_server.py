@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Runs `thymio-road` commands in forked processes of one interpreter that imported the CLI once.
 
 A fresh `python -m thymio_road.cli` spends 2-4 s importing numpy, scipy, numba and rosbags

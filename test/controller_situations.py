@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Put a controller into a situation the way a robot gets there: through `step` with the ground
 readings a printed road gives (a barcode under the reading sensor, an intersection's marks) and
 `on_comm` with what it hears, never by setting its fields. Tests of the traffic rules start from

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The numpy IR medium that `swarm_comm.prox_comm` replaced with a compiled kernel: the tests' reference.
 
 Kept as it was (issue #15): :class:`ReferenceChannel` is the former ``ProxCommChannel`` (k-d tree pairs

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The numpy threshold Monte Carlo that `swarm_comm.detector` replaced with compiled kernels: the tests' reference.
 
 Kept as it was (issue #15): the channel model over chunks of poses (:func:`observe`), the exact

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """`thymio-road analyze`: every metric against ground truth the test logs itself.
 
 The end-to-end recording is a scripted run on a small oval with two barcodes: one robot is

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The Aseba program the driver loads is valid Aseba for the Thymio II.
 
 Neither tdmclient nor any PyPI/Debian package ships an offline Aseba compiler (tdmclient's

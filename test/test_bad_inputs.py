@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Bad inputs, as a new user types them, are refused cleanly through the real `thymio-road` command.
 
 Each case runs `python -m thymio_road.cli ...` in a fresh folder and must: exit with code 2; say

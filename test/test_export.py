@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """`thymio-road map export`: the vector print reproduces the simulator's raster, to the millimetre.
 
 The exported SVG is rasterised with resvg and the PDF with PDFium (both from PyPI, independent of

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """trajectories.png: a legend that explains the markers, one colour per robot, an honest title,
 the paths where they were over the printed map."""
 import numpy as np

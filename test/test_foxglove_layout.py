@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The shipped Foxglove / Lichtblick layout (ros/foxglove_layout.py): what it reads exists.
 
 Neither app runs here: the layout is checked as the JSON document it is, its topics against an

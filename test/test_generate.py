@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Generated road maps (issue #27): the same seed gives the same bytes; every map loads with all the
 map checks, is strongly connected, fits its size, prints, comes with a traffic scenario, is named
 generated:N wherever a shipped map is; and one robot drives its passages correctly."""

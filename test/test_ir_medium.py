@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The ir_medium node in the embedded runtime, fed by a stand-in world that publishes ground truth.
 
 The stand-in publishes each robot's ``ground_truth`` every 0.1 s at the robot's own phase, as the

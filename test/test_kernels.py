@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The compiled world (the kernels of thymio_road/sim) against the numpy world it replaced, bit for bit.
 
 test/world_reference.py holds the former World and sensors. Both worlds get the same robots,

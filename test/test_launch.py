@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The launch files start what the embedded runtime runs (ROS 2 launch is not installed here).
 
 launch / launch_ros / ament_index_python are replaced by recording stand-ins, so what is checked

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The package layout is the architecture: no import circle, and no import up the layers.
 
 Every import counts, also those inside functions. A layer may import its own package and the

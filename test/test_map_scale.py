@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Large maps (issue #28): the loader's checks and the rasters grow with the length of road.
 
 The tiled rasters must hold exactly the whole sheet's values (painted here the way the loader

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """A mission is checked by one function (control/navigation.parse_mission) for the scenario, the
 controller node and the Navigator: ASCII digits, and locations the map has (no literal bound)."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """NoiseStream: however the samples are taken (take, pair, reserve/advance), a stream gives the same
 sequence, across buffer refills, so that the compiled sensors draw what the numpy ones drew."""
 import numpy as np

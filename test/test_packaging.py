@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """package.xml declares what the code imports from ROS, and only keys rosdep can resolve."""
 import re
 import xml.etree.ElementTree as ET

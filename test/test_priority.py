@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The priority vehicle's trip alone and in traffic (experiments/priority.py, `thymio-road priority`;
 issue #13: at most 1.2 times its trip alone with 15 other robots)."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Thymio proximity communication (swarm_comm.prox_comm) against hand-computed cases.
 
 Geometry: robots are placed so that one chosen LED (emitter) and one chosen sensor sit at given

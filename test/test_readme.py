@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The README's examples work as shown: every `thymio-road` command and every YAML block.
 
 A fenced block may be preceded by an HTML comment that says how it is exercised:

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The recorder: what reaches the file before the bag is closed, what it leaves behind, and the one
 ROS 2 distro whose message definitions a bag carries (the ones the nodes filled)."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """End to end: `--record analysis` keeps what `analyze` and `render` read, so they give the same
 metrics and pictures as on a `full` bag of the same run, in a fraction of the messages."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Progress along the roads (analysis/progress.py): stuck and confined robots on synthetic pose
 streams built from the maps' own lanes, and runs of the embedded runtime that flag nothing."""
 from __future__ import annotations

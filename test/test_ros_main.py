@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """A node process: refused for a bad parameter with exit code 2 and one clear line, no traceback;
 stopped by SIGINT/SIGTERM between callbacks, never by an exception raised inside rclpy."""
 import os

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """run_scenario's output folder (an earlier run is never overwritten, a failed start leaves nothing) and the
 embedded fast path (direct calls between the world and the controllers where nothing else listens)."""
 from __future__ import annotations

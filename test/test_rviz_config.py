@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The shipped RViz config, and what an embedded recording offers to RViz, ros2 bag play and Foxglove.
 
 RViz itself is not installed here: the .rviz file is checked as the rviz2 YAML it is (classes,

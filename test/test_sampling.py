@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The samples the run's probes and `analyze` both take (analysis/sampling.py, runtime/truth_sampler.py):
 built from a bag's stream and from the world node's log of the same poses, they are the same bits."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """`thymio-road run` and `thymio-road analyze` agree on every figure they share (issue #27).
 
 A short final_traffic run is recorded with a contact and a wrong-way drive made on purpose; every

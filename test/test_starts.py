@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Where robots may start: never on a barcode or mark, never inside an intersection (nor between an
 intersection and the code that announces it), and far enough apart to move (issue #13)."""
 from __future__ import annotations

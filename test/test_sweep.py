@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Sweeps on worker processes (experiments/sweep.py, issue #28): the same table as the sequential
 run, a run that raises reported with its parameters, a worker that dies rerun elsewhere."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Traffic lights: the pure core (codes, phases, lanes, battery), the controller's obedience,
 map-parse checks of the addressing, the scenario wiring, and an embedded run at a location exit."""
 from __future__ import annotations

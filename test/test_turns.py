@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The loader refuses turns tighter than a robot follows at its speed there (map/turns.py), and the
 experiment behind the limits reads its table right (experiments/turns.py)."""
 import pytest

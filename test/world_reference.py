@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The numpy world and sensors that the compiled kernels (thymio_road/sim/: motion, proximity, ground, tick) replaced: the tests' oracle.
 
 Kept as they were before issue #15's compiled core: :class:`ReferenceWorld` is the former ``World``

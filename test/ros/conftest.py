@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The real-ROS tier: nodes as separate rclpy processes over DDS, launch files through the real
 ``launch.LaunchService``, observed from this process by a plain rclpy node.
 

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Run a launch file through the real launch.LaunchService for a fixed time, as `ros2 launch` would.
 
     python run_launch.py LAUNCH_FILE SECONDS [name:=value ...]

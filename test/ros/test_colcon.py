@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The ROS 2 user's way: a colcon workspace built from this checkout, its install space sourced, and
 the ``ros2`` command line (launch, run, topic echo, param) against it; then ``colcon test`` there.
 

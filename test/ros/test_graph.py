@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The node graph as separate rclpy processes over DDS, started by ``thymio-road ros``, observed as a
 ROS user would: robots drive on the road, cmd_vel flows, /clock ticks, a late subscriber gets /map,
 the buttons answer."""

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Each launch file through the real ``launch.LaunchService`` (as ``ros2 launch`` runs it), from a pip
 install (console scripts in bin/, not lib/thymio_road/), observed over DDS."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """A traffic-light Thymio stops a robot and lets it go, with world, controllers, IR medium and the
 light as separate rclpy processes: the light's codes travel over the IR medium node."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Analysis of recorded runs: read a bag, compute the metrics, write a report.
 
 ``analyze_bag(bag, out)`` is what ``thymio-road analyze`` runs; the pieces are :mod:`.bag`

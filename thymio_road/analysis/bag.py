@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Read a recording into arrays: only the topics the metrics need, decoded in bulk.
 
 Any recording rosbags opens is accepted: a rosbag2 folder (MCAP or sqlite3, from the embedded

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Contacts and near misses between Thymios' hulls, from poses: one definition for the run and a bag.
 
 A **contact** is a sample at which two bodies' hulls (robot_model.HULL, the Enki outline; traffic

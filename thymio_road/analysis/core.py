@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Compute every metric a recording allows, and say which ones it does not allow and why.
 
 The result is plain data (lists and dicts of numbers and strings): the report writer turns it

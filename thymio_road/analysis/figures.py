@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """trajectories.png: each robot's path over the printed map, drawn with Pillow.
 
 Every run draws this picture at its end. With matplotlib, importing it and drawing took 1.2–1.5 s

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The map's lanes as points (x, y, heading, road, arc length) every centimetre, bucketed in square
 cells so that the points near a robot are found without measuring the whole network (the
 progress and wrong-way detectors ask for every robot every second)."""

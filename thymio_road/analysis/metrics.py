@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Metrics of a run from ground-truth poses, the map and the controllers' events (pure numpy).
 
 Each function takes arrays and returns numbers or small records, so it can be tested on

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Misread codes the robots acted on (issue #27): a controller's barcode read against the code
 printed where its reading sensor entered a barcode (the world's ``barcode_enter`` ground truth).
 

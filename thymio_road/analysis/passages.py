@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Did each intersection passage end on the branch the robot chose? (ground truth vs decisions)
 
 The robot publishes a `decision` event ('exit' or 'continue') at every mark it acts on (at a

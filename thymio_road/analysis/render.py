@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Pictures of a recorded run over the printed map: one frame (PNG) or an animation (GIF, MP4).
 
 Robots are drawn as their hulls, coloured by controller state and labelled with their names, with

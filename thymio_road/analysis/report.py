@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Write an analysis as a report folder: index.html, metrics.json, CSV tables and PNG figures.
 
 The HTML page is self-contained apart from the PNGs beside it; it says first what could not be

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Stalls and gridlock: robots that stop moving, where, what holds them, and when the network stops.
 
 A robot is *stalled* once it has moved less than :data:`STALL_DISTANCE` (1 cm) for ``stall_time``

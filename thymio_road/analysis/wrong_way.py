@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Wrong-way driving: a robot moving along a lane against its direction (issue #13).
 
 The report's one-sided recovery (§4) leaves a robot lost on the road's black side following the

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """`thymio-road map generate` (a random valid road network and its traffic scenario) and
 `thymio-road map passages` (one robot on generated maps: every passage checked).
 

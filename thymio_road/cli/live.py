@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The live view on the command line: `run --live [--port] [--pace]` and `play BAG --live`.
 
 The server itself is runtime/live.py; this module has the options, their checks and the lines

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Output paths checked before a command computes anything, so that a bad `--out` costs nothing.
 
 A command that ran for minutes and then failed to write its result would lose the work; these

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The traffic experiments of issue #13: `thymio-road traffic` (does traffic keep flowing, over
 seeds), `thymio-road priority` (how much traffic delays a priority vehicle) and `thymio-road
 recovery` (does a lost robot find its lane again, the right way)."""

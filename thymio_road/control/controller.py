@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The road-driving controller of the report (§3, §4, §6, Appendix A), free of ROS.
 
 It runs on each "prox" event (10 Hz) with the raw ground and horizontal proximity values and

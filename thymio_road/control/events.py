@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """What the controller is in and what it reports: the report's states (§3, Fig. 2), the kinds of
 intersection (actionType), the modes the traffic rules add, and the events a bag records."""
 from __future__ import annotations

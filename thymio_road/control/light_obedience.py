@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Obeying the traffic lights (Appendix A's allStop / allStart and incrementCounter;
 docs/traffic.md): which lane a light's code addresses, the stop, the go, and the timeout."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Line following (report §4, Appendix A): the P controller on the left ground sensor, the
 collision avoidance (§6, Fig. 10) and the spin that finds a lost road."""
 from __future__ import annotations

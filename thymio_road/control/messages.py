@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The robots' IR messages: one table of kinds (base, span, meaning), one encode, one decode.
 
 A Thymio sends one 11-bit value per 0.1 s period (prox.comm.tx). The traffic lights use 20..79

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The controller's parameters: Appendix A's constants, Table 5's speeds, and the knobs of the
 traffic policies (docs/controller.md); each field declares its type, range and unit beside it
 (map/schema.py), which the scenario reader and the nodes check."""

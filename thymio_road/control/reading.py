@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Barcodes (report §5, Appendix A): the trigger, the timed READ state, and Table 6's codes."""
 from __future__ import annotations
 

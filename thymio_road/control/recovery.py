@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Finding the road again (report §4) and, with recovery 'both', from its wrong side too
 (docs/navigation.md): the wrong-way test, the U-turn and the left spin after a blind crossing."""
 from __future__ import annotations

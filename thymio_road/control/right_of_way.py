@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Right of way between robots by IR (issue #13; the report's §11 remedies), free of ROS.
 
 The report's robots only see each other with their proximity sensors, so two robots that see each

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Traffic-light Thymios (report §7.2, §7.4, §9; Appendix A): what a light sends and shows over
 time, its battery, and how a robot decodes what it hears; free of ROS.
 

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Scoring barcode reads against ground truth, from the events a run publishes.
 
 Ground truth is the world's ``barcode_enter`` events (the reading sensor entering a barcode's

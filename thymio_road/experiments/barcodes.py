@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The report's barcode-reading experiments, rerun in simulation (report §5 Fig. 8, §7 Figs. 13/15, §9).
 
 Each experiment builds its test track as a map file (validated like any map, and kept in the

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """`thymio-road passages`: one robot with random decisions, each intersection passage checked
 against ground truth (the scoring is analysis/passages.py's, which `thymio-road analyze` uses too)."""
 from __future__ import annotations

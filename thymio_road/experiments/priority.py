@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """How much does traffic delay a priority vehicle? (issue #13; report §8 and §11: "priority
 vehicles such as ambulance ... the other users of the road ... avoid them")
 

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Does a lost robot find the road again, in the driving direction? (issue #13; report §4)
 
 "If the robot ends up on the left side of the road (light side of the gradient) it will behave

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """How tight a turn a robot follows at each speed: the limits behind :mod:`thymio_road.map.turns`.
 
 One calibrated robot drives a track of the radius for some laps at a command speed, for every

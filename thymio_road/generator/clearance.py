@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Room between the roads of a candidate map, checked before the loader (which only refuses
 roads whose bands touch): robots are 11 cm wide and see 14 cm ahead, so roads that the
 generator did not design side by side must keep well apart.

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The barcodes of a generated map (Table 6), placed by rule on the roads' straights.
 
 - Every way into a node is announced by its code, the last intersection code read before it:

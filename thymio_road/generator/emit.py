@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """A generated map as map-file text: the shipped maps' layout, numbers to the micrometre.
 
 Written by hand rather than by a YAML dumper, so that the same plan always gives the same bytes

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The hubs of a generated map: roundabouts and crossroads at grid points, and their ports.
 
 A hub has up to four sides (E, N, W, S). A side with a port pair has an out-port (where a road

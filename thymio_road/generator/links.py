@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Roads that join two neighbouring hubs: a two-way edge, or two loops joined by a branching.
 
 A **branching** (report §7.3) joins two roads that run side by side in opposite directions, the

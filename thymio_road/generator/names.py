@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """`generated:N` and `generated:N:SIZE`: generated maps and their scenarios by name, wherever a
 shipped map or scenario is named (`find_config`).
 

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Roads as the generator draws them: pieces from a pose, through waypoints, in local frames.
 
 A generated road is written out with explicit pieces (the map format's straights and arcs), so

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """What a generated map is made of before it is written out: roads with their barcodes, the
 locations and branchings placed on them, and the hubs they join."""
 from __future__ import annotations

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Atomic outputs: every file the project writes goes to a temporary name beside it and is renamed
 into place once whole, so that an earlier file survives a full disk, a file-size limit, a crash or
 a signal, and no reader ever sees half a file.

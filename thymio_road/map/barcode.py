@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Barcodes printed on the right of the road (report §5, Fig. 6, Table 6).
 
 A barcode is 4 bits of 2.7 cm along the road: the first is always black (it triggers the

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The network checks that run once a map is parsed: its road graph, then its traffic lights.
 
 They live here, not in each other, so that the graph and the lights both build on the map model

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Whether every way into an intersection can be reached from every other by legal passages.
 
 :func:`thymio_road.map.road_graph.check_graph` asks that every *intersection* be reachable from

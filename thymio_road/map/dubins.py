@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Shortest road between two poses with a minimum turning radius (Dubins' CSC paths).
 
 Roads that join intersections are given as `from:`/`to:` poses in a map; this turns them into the

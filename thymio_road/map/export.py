@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Print-ready maps: the printed sheet at 1:1 in vector form (SVG or PDF), tiled onto pages.
 
 The report's authors could not find a drawing program that makes curves of a given size with a

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Traffic lights on the printed map (report §7.2, §7.4; Appendix A): where they stand, the
 codes they send and the lanes those codes address.
 

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Loading a map file: YAML in metres and degrees → a validated :class:`RoadMap`.
 
 Parsing builds the roads, the intersections' generated pieces and the barcodes, checks each

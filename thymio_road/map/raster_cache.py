@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """A map's rasters kept on disk between runs: built once per map and code version, then read.
 
 Building the tiled rasters of a map (the grey, the road and barcode indices, the blind areas,

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The road graph of a map: intersections as nodes, the drives between them as edges (report §9).
 
 The report's robots carried the map as an adjacency table (Appendix A: ``map[]`` says which

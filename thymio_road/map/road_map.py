@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The printed road map: roads of straight pieces and arcs, rendered to a raster.
 
 A road is 3 cm wide with a grey gradient from white (left) to black (right) in the driving

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Where on a road robots may start: not on a barcode or mark, and not inside an intersection.
 
 A robot put down on a barcode misreads it (it starts reading mid-code), and one put down inside an

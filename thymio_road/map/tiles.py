@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Rasters stored as tiles where there is ink: memory follows the length of road, not the floor.
 
 A 1 mm raster of a 20 × 20 m floor is 4·10⁸ pixels, most of them bare paper. A :class:`Tiled`

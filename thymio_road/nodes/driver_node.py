@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Driver node: a real Thymio behind the same per-robot topics as the simulated world.
 
 Publishes (in the robot's namespace) ``prox/horizontal``, ``prox/ground/delta`` (one "prox"

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """IR medium node: Thymio proximity communication between the simulated robots.
 
 The channel is :mod:`swarm_comm.prox_comm` (Enki's model, parameter set ``model``: ``enki_doc``,

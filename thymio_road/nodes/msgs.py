@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Message facade: ROS 2 message classes when rclpy is importable, rosbags' types otherwise.
 
 Node code imports its message classes and QoS profiles from here, so the same node runs on

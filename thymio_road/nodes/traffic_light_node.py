@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Traffic-light node: one static Thymio at a location exit or a crossroad (docs/traffic.md).
 
 Runs the pure :class:`~thymio_road.control.traffic_light.TrafficLight` on a 0.1 s timer in its namespace

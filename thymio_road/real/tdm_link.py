@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The driver's link to a real Thymio: a thin adapter over tdmclient (Thymio Device Manager).
 
 It implements :class:`thymio_road.real.driver.ThymioLink` and nothing else, so the driver's logic

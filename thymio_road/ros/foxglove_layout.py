@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """A Foxglove / Lichtblick layout for the road network, as config/rviz holds the RViz config.
 
 The shipped ``config/foxglove/thymio_road.json`` is :func:`layout_text` for the oval's robots

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """What the ROS 2 launch files start, as pure functions of their arguments (no ROS imports).
 
 The launch files only read their arguments, call :func:`plan` and turn the result into

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The launch plan as plain processes, for machines without ``ros2 launch`` (``thymio-road ros``).
 
 Each node is started the way launch_ros starts it: its console script with ``--ros-args``, its

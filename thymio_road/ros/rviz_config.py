@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """RViz configs for the road network: the map, markers, TF and each robot's proximity cones.
 
 The shipped ``config/rviz/road_network.rviz`` is :func:`rviz_text` for the oval's robots; other

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """CDR serialisers generated per message type: the bytes of rosbags' ``serialize_cdr``, faster.
 
 A recorded run serialises every message it writes; rosbags' serialiser walks the type's

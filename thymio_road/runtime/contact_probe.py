@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Contacts (analysis/contacts.py) measured live during an embedded run, on the poses the world
 publishes, interpolated every 0.1 s as `thymio-road analyze` interpolates them from the bag; the
 samples go on to the traffic measures (runtime/traffic_probe.py)."""

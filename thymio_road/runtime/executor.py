@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Simulated-time executor: timers, topics and services of every node in one process.
 
 Determinism: time is an integer number of nanoseconds; timers fire in (time, creation order);

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Ctrl-C and SIGTERM during a run: a request to stop between callbacks, then a close that cannot be cut.
 
 Python's own Ctrl-C raises KeyboardInterrupt wherever the main thread happens to be, for instance

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The live view: a run's topics, or a recorded bag's, served over the Foxglove WebSocket protocol.
 
 ``thymio-road run --live`` and ``thymio-road play BAG --live`` start a server of the Foxglove SDK

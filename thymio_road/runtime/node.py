@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The rclpy API subset that thymio_road's nodes use, implemented on the embedded executor.
 
 Node classes receive a node handle: an ``rclpy.node.Node`` on ROS 2, an :class:`EmbeddedNode`

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Progress of a run: a tqdm bar on a terminal, plain lines every 10 % elsewhere.
 
 tqdm draws nothing when stderr is not a terminal (a log file, CI, `nohup`), so a long run there

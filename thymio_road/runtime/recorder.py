@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Record the embedded runtime's topics (all, or a profile's) to a rosbag2 folder (MCAP, version 8).
 
 Version 8 metadata is what Humble, Iron and Jazzy's rosbag2 read; each topic's offered QoS is

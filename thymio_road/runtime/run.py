@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Run a scenario's node graph in the embedded runtime: simulated time, faster than real time.
 
 Outputs (in `out`): ``bag/`` (rosbag2, MCAP), ``summary.json`` and ``trajectories.png``.

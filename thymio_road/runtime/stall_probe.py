@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Stalls and gridlock (:mod:`thymio_road.analysis.stalls`) and progress (stuck and confined robots,
 :mod:`thymio_road.analysis.progress`) watched live during an embedded run, for ``summary.json``
 and the console's warnings. Every second it takes the poses and controller events that

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The traffic measures (:mod:`thymio_road.analysis.traffic`) taken live during an embedded run,
 for ``summary.json``'s traffic block: the contact probe's samples, the controllers' events, and
 wrong-way driving on the poses of every second (the same samples `thymio-road analyze` takes)."""

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The embedded run's samples of the published ground truth, built as analysis/sampling.py builds
 them from a bag, so that the run's probes and ``thymio-road analyze`` measure the same poses."""
 from __future__ import annotations

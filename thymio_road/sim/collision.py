@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Contacts between robot hulls and with the sheet's walls, resolved without interpenetration.
 
 Hulls are convex polygons; overlaps are found with the separating-axis test and removed by moving

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """numba's cache of the simulator's kernels, kept in step with every file that they fold in.
 
 numba stamps a cached kernel with its own file's time and size only, but a kernel here freezes

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Where every value lives in the World's packed arrays: the one definition of their layouts.
 
 The compiled kernels take the World's state as a few packed arrays and tuples of arrays, not as

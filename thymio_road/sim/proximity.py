@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Horizontal proximity sensors: Enki's three rays per sensor against walls and near hulls.
 
 Compiled kernels over an array of poses (columns X, Y, THETA of layout.py). A sensor's value

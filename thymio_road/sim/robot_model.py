@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Physical facts about the Thymio II that the world, the controller and the driver share.
 
 All lengths are metres and angles radians (REP-103); docs/design.md (Thymio facts) lists the same numbers in cm.

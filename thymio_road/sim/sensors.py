@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Sensor models of the Thymio II as in Enki: ground sensors on the printed map, horizontal proximity.
 
 Both are pure functions of the world's ground truth; a robot's reading is one compiled kernel call

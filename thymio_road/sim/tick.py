@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The fused robot event and world tick: motion, broad phase, proximity and ground in one call.
 
 A robot event (World.event) is a move, a neighbour search, the neighbours' moves, the proximity

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The simulated world: Thymios on a printed map, their motors, contacts, sensors and ground truth.
 
 No ROS: the world node wraps it. The state of all robots is held in a few packed arrays

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """The improved traffic rules (``traffic_rules: improved``), one module each.
 
 Each rule owns its counters and says in its docstring what it prevents and which parameters it

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Back up with the robot ahead when it asks (``BACK_UP + id``): it makes way for one that
 outranks it but cannot back, because this robot stands close behind it. Without this, an entering
 robot asked to make way by a ring robot could not back with the next robot 17 cm behind it, and

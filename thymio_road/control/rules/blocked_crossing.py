@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Make way, after ``crossing_give_up_count`` events, when crossing blind (CONTINUE) on a
 roundabout's ring past an entry or exit, in the crossroad, or driving a branching's link, and
 stopped by a robot it cannot hear that stands at its front right only (the centre-right sensor

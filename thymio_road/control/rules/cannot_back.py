@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Make way, after ``crossing_give_up_count`` events, for a robot in front that makes way for this
 one but cannot back: it asks the robot behind it to back up (``BACK_UP``), and that one may not
 hear it (rear receivers hear only 15.5 cm). Without this, the robot in front and this one wait for

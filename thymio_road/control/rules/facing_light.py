@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Abandon a reading, or a location's blind crossing, that has stood ``facing_light_count``
 events stopped by something in front that is no robot it hears, near a traffic light: the robot
 faces the light (a Thymio that never moves), and only following the line turns it away. A robot

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Give up the way after standing blocked ``give_up_count`` events without help: the other may
 not hear this robot (IR reaches about 23 cm, the proximity sensors see farther sideways). In a
 queue at a light, or within LIGHT_NEAR of one, it waits twice as long: a red can outlast

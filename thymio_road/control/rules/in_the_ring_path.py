@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Make way, at once, when yielding at a roundabout's entry with the ring robot it yields to
 closing in on its nose: the entry joins the ring tangentially, so a robot that heard the ring
 robot only at the end of its entry (IR reaches about 23 cm) stands with its nose in the ring's

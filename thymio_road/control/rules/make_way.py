@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Making way: back up the way it came, then hold until the other has passed.
 
 Prevents two robots that block each other from standing for good (report §8, §11): the reasons

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Commit to a location's merge: a robot on the road lane obeys the location's light only until
 it has driven ``light_road_count`` events at the lowest speed past the siding's entry (its wheel
 commands are summed, so a robot slowed behind another counts less). Past that (31 cm before the

@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Watch the front-left sensor while merging from the right: in a location's siding lane, for
 ``link_merge_count`` driving events after that lane ends (``light_siding_count``), and as long
 after leaving a branching by its link. The siding or the link joins the other road from its

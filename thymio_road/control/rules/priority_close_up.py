@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Close up to be heard: a priority vehicle behind a robot it hears, or a robot in a queue at a
 light that passes "priority behind" on, drives up to ``priority_close_threshold`` (about 15 cm
 centre to centre) instead of stopping at ``obs_threshold_max`` (17 cm): a robot's rear receivers

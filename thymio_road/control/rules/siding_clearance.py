@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Clear the merge in the all red: a robot leaving a location's siding that has heard its lane's
 go since it left the stop drives on through the all red (``node+60``) that follows, which is the
 light's clearance for it; the road's green (``node+40``) still stops it. Stopped by the all red,

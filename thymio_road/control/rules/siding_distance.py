@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Count a siding's light lane in distance driven, not in time: a robot queued in the siding
 counted its ``light_siding_count`` events standing still, stopped obeying the light and drove out
 beside a road robot; backing to make way and holding after it bring it no closer either."""

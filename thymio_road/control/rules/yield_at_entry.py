@@ -1,3 +1,9 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
 """Yield at a roundabout's entry (or leaving a location's siding) while a robot of a higher role
 is heard in front: the ring has the right of way (report §7.3, §8: "the robot should check if it
 can enter"). At most ``yield_max`` events per intersection, so that a robot heard but not in the
