@@ -36,10 +36,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
 ROOT = Path(__file__).resolve().parent.parent

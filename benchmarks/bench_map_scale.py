@@ -22,9 +22,9 @@ import argparse
 import json
 import math
 import os
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

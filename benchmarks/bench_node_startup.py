@@ -28,9 +28,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
 ROOT = Path(__file__).resolve().parent.parent

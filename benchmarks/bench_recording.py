@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 import sys
 import tempfile
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

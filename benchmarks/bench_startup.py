@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 

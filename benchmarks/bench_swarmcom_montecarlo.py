@@ -22,16 +22,16 @@ Plain script: python benchmarks/bench_swarmcom_montecarlo.py [--distances 100] [
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import sys
 import time
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / 'test'))  # the numpy reference lives with the tests
 
-import swarmcom_threshold_reference as reference  # noqa: E402
 from swarm_comm.detector import estimate_threshold  # noqa: E402
+import swarmcom_threshold_reference as reference  # noqa: E402
 
 PAPER_GRID = (1000, 720, 720)
 PAPER_OBSERVATIONS = 1000 * 720 * 720

@@ -24,11 +24,11 @@ Plain script, a few minutes per reading on one core:
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
 import json
+from pathlib import Path
 import sys
 import time
-from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import swarm_comm.channel as channel_module  # noqa: E402
 from swarm_comm.channel import ChannelParameters, gains_from, mean_measurement, received_intensity  # noqa: E402
-from swarm_comm.geometry import EPuckGeometry, epuck_geometry, to_world  # noqa: E402
+from swarm_comm.geometry import epuck_geometry, EPuckGeometry, to_world  # noqa: E402
 from swarm_comm.scalability import place_robots, range_threshold, simulate_scalability  # noqa: E402
 
 P = ChannelParameters()

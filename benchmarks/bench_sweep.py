@@ -22,12 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 import resource
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WALL_FIELDS = ('wall_time_s', 'real_time_factor')

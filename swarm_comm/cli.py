@@ -12,10 +12,10 @@ Registered into a host CLI with :func:`register`, or run alone: ``python -m swar
 from __future__ import annotations
 
 import argparse
-import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
+import sys
+import time
 
 import numpy as np
 

@@ -19,12 +19,12 @@ threshold is insensitive to this choice (docs/swarmcom.md lists the alternatives
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 from scipy import special, stats
 
 from .channel import ChannelParameters

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import csv
 import json
-import time
 from pathlib import Path
+import time
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from thymio_road.map import atomic
 from .coding import CODES
 from .detector import DetectorConfig, estimate_threshold
 from .scalability import DEFAULT_CHANNEL, DEFAULT_LAYOUT, simulate_scalability
-from .simulation import MobileConfig, _mean_ci, run_mobile
+from .simulation import _mean_ci, MobileConfig, run_mobile
 from .static_link import communication_range, error_free_probability, reliable_range, simulate_link
 
 FIXED_THRESHOLDS = (5, 10, 25, 50, 100, 250, 500, 750, 1000, 2000)   # Sect. 5.2

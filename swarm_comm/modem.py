@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .coding import BLOCK_LENGTH, BCHCode, bits_to_words
+from .coding import BCHCode, bits_to_words, BLOCK_LENGTH
 from .detector import DetectorConfig, dynamic_threshold
 
 SYMBOLS_PER_BLOCK = BLOCK_LENGTH + 1  # s1 prefix + 15 code bits

@@ -51,11 +51,11 @@ tests keep as their reference (``test/prox_comm_reference.py``).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from thymio_road.sim import robot_model as rm
 

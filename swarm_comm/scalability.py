@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .channel import ChannelParameters, gains_from, link_gains, mean_measurement, received_intensity
-from .geometry import EPUCK_LAYOUTS, EPuckGeometry, epuck_geometry
+from .geometry import epuck_geometry, EPUCK_LAYOUTS, EPuckGeometry
 
 CHANNEL_RULES = ('detect', 'range')
 OCCLUSION_MODELS = ('paths', 'centre', 'none')

@@ -26,8 +26,8 @@ from .coding import BCHCode, CODES
 from .detector import DetectorConfig
 from .geometry import EPuckGeometry
 from .mac import Csma
-from .modem import Receiver, frame_symbols
-from .network import MODES, Packet, Router, blocks_to_packet, packet_to_blocks
+from .modem import frame_symbols, Receiver
+from .network import blocks_to_packet, MODES, Packet, packet_to_blocks, Router
 
 EPUCK_MAX_SPEED = 12.8   # cm/s (Enki)
 EPUCK_AXLE = 5.1         # cm (Enki)

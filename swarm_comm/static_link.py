@@ -23,10 +23,10 @@ import numpy as np
 from scipy import stats
 
 from .channel import ChannelParameters, link_gains, mean_measurement, received_intensity
-from .coding import BLOCK_LENGTH, BCHCode
+from .coding import BCHCode, BLOCK_LENGTH
 from .detector import DetectorConfig
 from .geometry import EPuckGeometry
-from .modem import SYMBOLS_PER_BLOCK, ReceivedMessage, Receiver, frame_symbols
+from .modem import frame_symbols, ReceivedMessage, Receiver, SYMBOLS_PER_BLOCK
 
 LEAD_IN = SYMBOLS_PER_BLOCK
 

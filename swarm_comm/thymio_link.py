@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .coding import BLOCK_LENGTH, BCHCode, CODES, bits_to_int, int_to_bits
+from .coding import BCHCode, bits_to_int, BLOCK_LENGTH, CODES, int_to_bits
 from .modem import decode_blocks, encode_message
 
 PAYLOAD_BITS = 10

@@ -52,13 +52,13 @@ def _child(request: dict) -> None:
 
 
 def serve() -> None:
-    import thymio_road.cli.main  # noqa: F401 - the command's imports, once
-    import thymio_road.scenario  # noqa: F401 - what most commands load next
     # and what the commands refusing late import first (each child would import them anew)
     import swarm_comm.experiments  # noqa: F401
     import thymio_road.analysis  # noqa: F401
+    import thymio_road.cli.main  # noqa: F401 - the command's imports, once
     import thymio_road.experiments.priority  # noqa: F401
     import thymio_road.runtime.run  # noqa: F401
+    import thymio_road.scenario  # noqa: F401 - what most commands load next
     print('ready', flush=True)
     for line in sys.stdin:
         request = json.loads(line)

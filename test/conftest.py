@@ -6,8 +6,8 @@
 
 """Tests run the embedded runtime: rosbags message types even where rclpy is installed."""
 import os
-import sys
 from pathlib import Path
+import sys
 
 os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,8 +19,7 @@ import math
 import numpy as np
 from scipy.spatial import cKDTree
 
-from swarm_comm.prox_comm import (ENKI_DOC, SENSOR_COUNT, ProxCommParams, Receptions, _check_gains,
-                                  _check_inputs)
+from swarm_comm.prox_comm import _check_gains, _check_inputs, ENKI_DOC, ProxCommParams, Receptions, SENSOR_COUNT
 from thymio_road.sim import robot_model as rm
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from scipy import special
 
 from swarm_comm.channel import ChannelParameters, link_gains, mean_measurement, received_intensity
-from swarm_comm.detector import PoseDistribution, ThresholdEstimate, decision_threshold, s0_min_cdf
+from swarm_comm.detector import decision_threshold, PoseDistribution, s0_min_cdf, ThresholdEstimate
 from swarm_comm.geometry import EPuckGeometry
 
 

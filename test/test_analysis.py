@@ -19,24 +19,25 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from pathlib import Path
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from mcap_chunks import chunk_offsets, middle_of_chunk
 from scipy.spatial import cKDTree
 
-from thymio_road.nodes import msgs
-from thymio_road.sim import robot_model as rm
-from thymio_road.analysis import BagError, Options, analyze_bag, read_recording
+from mcap_chunks import chunk_offsets, middle_of_chunk
+from thymio_road.analysis import analyze_bag, BagError
 from thymio_road.analysis import metrics as m
-from thymio_road.runtime.recorder import CHUNK_PERIOD_NS, BagRecorder
+from thymio_road.analysis import Options, read_recording
+from thymio_road.nodes import msgs
+from thymio_road.runtime.recorder import BagRecorder, CHUNK_PERIOD_NS
 from thymio_road.runtime.run import Graph
 from thymio_road.scenario import load_scenario
+from thymio_road.sim import robot_model as rm
 
 ROOT = Path(__file__).resolve().parent.parent
 DURATION = 26.0
@@ -622,6 +623,7 @@ def test_a_bag_without_messages_is_refused_not_given_a_negative_duration(tmp_pat
 def test_a_yaml_bomb_in_a_recorded_map_description_is_refused_quickly():
     """The map a bag carries is input too: the same YAML limits as a map file."""
     import time as _time
+
     from thymio_road.analysis.bag import Recording
     from thymio_road.analysis.mapsource import resolve_map
     bomb = 'a: &a [x, x, x, x, x, x, x, x, x, x]\n' + ''.join(

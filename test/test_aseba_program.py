@@ -20,9 +20,9 @@ The checker is itself tested: it accepts Aseba written by an independent produce
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
+import re
 
 import pytest
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import errno
 import json
 import os
+from pathlib import Path
 import shutil
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 import yaml

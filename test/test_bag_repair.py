@@ -7,17 +7,17 @@
 """`bag repair`: a cut MCAP recording becomes one both readers open, with what was intact in it."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
+import shutil
 
-import pytest
-from mcap_chunks import chunk_offsets, middle_of_chunk
-import yaml
 from mcap.reader import make_reader
+import pytest
 from rosbags.highlevel import AnyReader
+import yaml
 
+from mcap_chunks import chunk_offsets, middle_of_chunk
 from thymio_road.cli.main import main
-from thymio_road.runtime.bag_repair import RepairError, damage, repair
+from thymio_road.runtime.bag_repair import damage, repair, RepairError
 from thymio_road.runtime.recorder import BagRecorder
 from thymio_road.runtime.run import Graph
 from thymio_road.scenario import load_scenario

@@ -9,8 +9,8 @@ import itertools
 import numpy as np
 import pytest
 
-from thymio_road.map.barcode import (BIT_LENGTH, RIGHT_SENSOR_OFFSET, Barcode, decode, decode_matched, encode,
-                                 predicted_samples)
+from thymio_road.map.barcode import (Barcode, BIT_LENGTH, decode, decode_matched, encode, predicted_samples,
+                                     RIGHT_SENSOR_OFFSET)
 
 
 def test_bits_are_trigger_then_code_lsb_first():

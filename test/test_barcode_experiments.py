@@ -8,12 +8,12 @@
 import json
 
 import pytest
-import yaml
 from rosbags.highlevel import AnyReader
+import yaml
 
-from thymio_road.experiments.barcodes import (interval, oval_track, right_turn_track, run_track, turn_track,
-                                             turn_track_start, window)
 from thymio_road.experiments.barcode_scores import score
+from thymio_road.experiments.barcodes import (interval, oval_track, right_turn_track, run_track, turn_track,
+                                              turn_track_start, window)
 
 
 def test_theoretical_window_of_equations_3_and_4():

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from thymio_road.analysis.contacts import ContactDetector, _reach
+from thymio_road.analysis.contacts import _reach, ContactDetector
 from thymio_road.analysis.metrics import hull_gaps
 
 

@@ -6,8 +6,8 @@
 
 import pytest
 
-from controller_situations import CODES, choosing, cross, mark, read_code
-from thymio_road.control.controller import Action, ControllerParams, RoadController, State, adiv, led_colour
+from controller_situations import choosing, CODES, cross, mark, read_code
+from thymio_road.control.controller import Action, adiv, ControllerParams, led_colour, RoadController, State
 
 CLEAR = [0] * 7
 

@@ -16,9 +16,8 @@ import importlib.util
 import os
 import re
 
-import pytest
-
 from lint_paths import PATHS, ROOT
+import pytest
 
 # ament_copyright's templates/bsd_3clause_header_0.txt and bsd_3clause_header.txt (Jazzy), less the
 # {copyright} line, whitespace-normalised as ament_copyright compares them.

@@ -22,13 +22,13 @@ import time
 
 import pytest
 
-from thymio_road.real import driver as d
 from thymio_road.nodes import msgs
-from thymio_road.sim import robot_model as rm
+from thymio_road.real import driver as d
 from thymio_road.real.driver import (Calibration, DriverCore, DriverParams, LinkError, LinkLost, Odometry,
-                                ReconnectPolicy, Watchdog)
+                                     ReconnectPolicy, Watchdog)
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
+from thymio_road.sim import robot_model as rm
 
 
 class FakeLink:
@@ -520,7 +520,7 @@ def test_tdm_link_end_to_end_with_tdmclients_protocol_server(program):
         assert (d.EVENT_SET_MOTORS, [0, 0]) in tdm.received
         assert tdm.robot.status == 2
         assert tdm.robot.variables['motor.left.target'] == [0]
-        from tdmclient.tcp import InputThread               # the reader thread ended with the link
+        from tdmclient.tcp import InputThread  # the reader thread ended with the link
         deadline = time.monotonic() + 2.0
         while any(isinstance(t, InputThread) for t in threading.enumerate()) and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from thymio_road.map.intersections import advance
 from thymio_road.map.dubins import dubins
+from thymio_road.map.intersections import advance
 
 
 def test_dubins_roads_end_exactly_at_the_target_pose():

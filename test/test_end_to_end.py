@@ -5,22 +5,22 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """End-to-end: the oval scenario through the whole node graph, recorded and read back."""
+from collections import Counter
 import json
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
 import time
-from collections import Counter
-from pathlib import Path
 
 import pytest
 from rosbags.highlevel import AnyReader
 
-from thymio_road.sim import robot_model as rm
-from thymio_road.sim.collision import overlapping_pairs
 from thymio_road.runtime.run import Graph, run_scenario
 from thymio_road.scenario import load_scenario
+from thymio_road.sim import robot_model as rm
+from thymio_road.sim.collision import overlapping_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,19 +17,17 @@ import math
 import re
 
 import numpy as np
+from PIL import Image
 import pypdfium2 as pdfium
 import pytest
 import resvg_py
-from PIL import Image
 from scipy import ndimage
+import yaml
 
 from thymio_road.map.barcode import BIT_LENGTH
-from thymio_road.map.export import (PAGES, PT_PER_MM, ExportError, export_map, map_shapes, printed_tiles,
-                                    tile_layout)
+from thymio_road.map.export import export_map, ExportError, map_shapes, PAGES, printed_tiles, PT_PER_MM, tile_layout
 from thymio_road.map.geometry import Arc
 from thymio_road.map.loader import parse_map
-
-import yaml
 
 #: One open road with a left and a right turn, two barcodes (one on an arc) and a mark. Printing is
 #: under test here, not reading: the map lowers the loader's limit for barcodes on arcs.

@@ -11,9 +11,8 @@ extra; without them the test skips, saying so.
 """
 import os
 
-import pytest
-
 from lint_paths import missing, PATHS, ROOT
+import pytest
 
 
 @pytest.mark.flake8

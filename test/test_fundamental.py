@@ -9,7 +9,7 @@ import json
 import pytest
 
 from thymio_road.experiments import fundamental
-from thymio_road.experiments.fundamental import Point, counts, peak, points
+from thymio_road.experiments.fundamental import counts, peak, Point, points
 
 
 def test_counts_run_from_one_robot_to_the_capacity():

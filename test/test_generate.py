@@ -18,11 +18,11 @@ import yaml
 from thymio_road.cli.main import main
 from thymio_road.experiments import generated_passages as gp
 from thymio_road.generator import names
-from thymio_road.generator.generate import SIZES, GeneratorError, generate_map
+from thymio_road.generator.generate import generate_map, GeneratorError, SIZES
 from thymio_road.map.connectivity import components
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_graph import RoadGraph
-from thymio_road.scenario import ScenarioError, config_dir, find_config, load_scenario, road_capacity
+from thymio_road.scenario import config_dir, find_config, load_scenario, road_capacity, ScenarioError
 
 #: Development seeds (1-200; seeds from 1000 on are kept for the final evaluation).
 SAMPLE = tuple(range(1, 7))

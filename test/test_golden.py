@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 import struct
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -100,7 +100,7 @@ def digests(case: str) -> dict[str, str]:
 
 
 def _recovery_digests() -> dict[str, str]:
-    from thymio_road.experiments.recovery import SIDES, experiment
+    from thymio_road.experiments.recovery import experiment, SIDES
     from thymio_road.map.loader import load_map
     from thymio_road.scenario import find_config
     results = experiment(load_map(find_config('maps', 'final')), trials=RECOVERY_TRIALS, seed=1)

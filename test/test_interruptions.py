@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-import pytest
-import yaml
 from mcap.reader import make_reader
+import pytest
 from rosbags.highlevel import AnyReader
+import yaml
 
 from thymio_road.analysis import read_recording
 from thymio_road.cli.main import main

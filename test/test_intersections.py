@@ -159,7 +159,7 @@ def test_a_robot_takes_each_way_through_the_crossroad(cross, way, out):
     """Right, straight and left from the south arm end on their out-lanes, with no road loss."""
     from thymio_road.calibration import calibrate
     from thymio_road.control.controller import ControllerParams, RoadController
-    from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
+    from thymio_road.sim.world import RobotSpec, start_pose_on_road, World, WorldParams
     params = WorldParams()
     world = World(cross, [RobotSpec('r', *start_pose_on_road(cross, 'loop_s', 0.1))], params, seed=3)
     controller = RoadController(ControllerParams(speed=150, trigger_security='strict', bias_crossroad=100,

@@ -17,13 +17,13 @@ import pytest
 
 from swarm_comm import prox_comm as pc
 from thymio_road.nodes import msgs
-from thymio_road.sim import robot_model as rm
-from thymio_road.real.driver import COMM_RX_LABEL, parse_comm
 from thymio_road.nodes.ir_medium_node import IrMediumNode
+from thymio_road.real.driver import COMM_RX_LABEL, parse_comm
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
 from thymio_road.runtime.run import Graph
-from thymio_road.scenario import ScenarioError, load_scenario, node_specs
+from thymio_road.scenario import load_scenario, node_specs, ScenarioError
+from thymio_road.sim import robot_model as rm
 
 NS = 1_000_000  # ns per ms
 GAP = 0.10  # m between the two centre sensors

@@ -14,19 +14,19 @@ of thymio_road/sim takes more than 12 parameters.
 """
 import importlib
 import inspect
-import pkgutil
 from pathlib import Path
+import pkgutil
 
+from numba.core.dispatcher import Dispatcher
 import numpy as np
 import pytest
-from numba.core.dispatcher import Dispatcher
 
 from thymio_road.map.loader import parse_map
 from thymio_road.sim import kernel_cache, layout
-from thymio_road.sim.broad_phase import close_robots
 from thymio_road.sim import noise as noise_module
 from thymio_road.sim import world as world_module
-from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
+from thymio_road.sim.broad_phase import close_robots
+from thymio_road.sim.world import RobotSpec, start_pose_on_road, World, WorldParams
 from world_reference import ReferenceWorld
 
 EXACT = WorldParams(motor_noise=0.0, motor_gain_spread=0.0, wheel_imbalance_spread=0.0, ground_noise=0.0,

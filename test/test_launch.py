@@ -13,10 +13,10 @@ the embedded runtime instantiates (checked against a live embedded graph too).
 """
 import importlib.util
 import os
+from pathlib import Path
 import shutil
 import sys
 import types
-from pathlib import Path
 
 import pytest
 import yaml
@@ -294,9 +294,9 @@ def test_any_robot_can_be_real():
     scenario = load_scenario('oval')
     specs = lg.real_robot_specs(scenario, ['thymio1'])
     world_params = next(s for s in specs if s.executable == 'thymio_world').parameters
+    from thymio_road.nodes.world_node import WorldNode
     from thymio_road.runtime.executor import Executor
     from thymio_road.runtime.node import EmbeddedNode
-    from thymio_road.nodes.world_node import WorldNode
     world = WorldNode(EmbeddedNode(Executor(), 'world', '/', world_params)).world
     assert [s.name for s in world.specs] == ['thymio2', 'thymio3']
 

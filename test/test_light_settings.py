@@ -14,12 +14,11 @@ import math
 import pytest
 import yaml
 
-from thymio_road.control.traffic_light import (LOCATION_ONLY, Battery, Timing, from_node_parameters,
-                                               node_parameters)
+from thymio_road.control.traffic_light import Battery, from_node_parameters, LOCATION_ONLY, node_parameters, Timing
 from thymio_road.nodes.traffic_light_node import TrafficLightNode
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
-from thymio_road.scenario import ScenarioError, config_dir, load_scenario, node_specs
+from thymio_road.scenario import config_dir, load_scenario, node_specs, ScenarioError
 
 #: The node's parameter names as launch files, test/ros and recorded runs know them.
 NODE_PARAMETERS = {'green': float, 'clearance': float, 'offset': float, 'clearance_extension': float,

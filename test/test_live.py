@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 import math
 import os
+from pathlib import Path
 import socket
 import struct
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -31,7 +31,7 @@ websockets_sync = pytest.importorskip('websockets.sync.client')
 websockets_exceptions = pytest.importorskip('websockets.exceptions')
 
 from rosbags.highlevel import AnyReader  # noqa: E402
-from rosbags.typesys import Stores, get_typestore  # noqa: E402
+from rosbags.typesys import get_typestore, Stores  # noqa: E402
 
 from thymio_road.cli.main import main  # noqa: E402
 from thymio_road.runtime import live  # noqa: E402

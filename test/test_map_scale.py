@@ -12,9 +12,9 @@ refuse exactly what comparing every pair of samples refused, and a 300 m serpent
 9.9 × 9.9 m floor must load, rasters included, under a 3 GB address-space limit.
 """
 import os
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from thymio_road.control.navigation import MissionError, Navigator, map_locations, parse_mission
+from thymio_road.control.navigation import map_locations, MissionError, Navigator, parse_mission
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_graph import RoadGraph
 from thymio_road.scenario import config_dir

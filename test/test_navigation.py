@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from thymio_road.control.controller import Action, ControllerParams, Event, RoadController
-from thymio_road.map.loader import load_map
 from thymio_road.control.navigation import Navigator, parse_mission
+from thymio_road.map.loader import load_map
 from thymio_road.map.road_graph import RoadGraph
 
 ROOT = Path(__file__).resolve().parent.parent

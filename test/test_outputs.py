@@ -7,7 +7,7 @@
 """Output paths are checked without creating anything (the CLI cases are in test_bad_inputs.py)."""
 import pytest
 
-from thymio_road.cli.outputs import OutputError, check_out_dir, check_out_file
+from thymio_road.cli.outputs import check_out_dir, check_out_file, OutputError
 
 
 def test_a_new_nested_folder_is_fine_and_nothing_is_created(tmp_path):

@@ -5,9 +5,9 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """package.xml declares what the code imports from ROS, and only keys rosdep can resolve."""
+from pathlib import Path
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: pip keys with a rule in rosdep's python.yaml (the others make `rosdep install` fail).

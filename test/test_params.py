@@ -11,14 +11,14 @@ import pytest
 import yaml
 
 from thymio_road.control.controller import ControllerParams
+from thymio_road.nodes import msgs
 from thymio_road.nodes.controller_node import ControllerNode
-from thymio_road.nodes.params import ParameterTypeError, convert, field_types
+from thymio_road.nodes.params import convert, field_types, ParameterTypeError
 from thymio_road.nodes.world_node import WorldNode
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
 from thymio_road.runtime.run import Graph
-from thymio_road.nodes import msgs
-from thymio_road.scenario import ScenarioError, load_scenario, node_specs
+from thymio_road.scenario import load_scenario, node_specs, ScenarioError
 from thymio_road.sim.world import WorldParams
 
 

@@ -20,9 +20,8 @@ these codes ignored besides, for these reasons:
 
 The rest of ament's convention holds, D209 (closing quotes on their own line) among it.
 """
-import pytest
-
 from lint_paths import missing, PATHS, ROOT
+import pytest
 
 IGNORES = ['D100', 'D101', 'D102', 'D103', 'D104', 'D105', 'D106', 'D107', 'D203', 'D404',  # ament's ignores less D212
            'D213', 'D205', 'D400', 'D415', 'D401']

@@ -14,11 +14,11 @@ MAX_DURATION s becomes SHORT_DURATION, and a run without one gets SHORT_DURATION
 """
 from __future__ import annotations
 
+from pathlib import Path
 import re
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml

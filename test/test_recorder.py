@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-import yaml
 from mcap.records import Chunk, Message
 from mcap.stream_reader import StreamReader
+import pytest
 from rosbags.rosbag2 import Reader
-from rosbags.typesys import Stores, get_typestore
+from rosbags.typesys import get_typestore, Stores
+import yaml
 
 from thymio_road.nodes import msgs
-from thymio_road.runtime.recorder import CHUNK_PERIOD_NS, BagRecorder
+from thymio_road.runtime.recorder import BagRecorder, CHUNK_PERIOD_NS
 from thymio_road.runtime.run import Graph, run_scenario
-from thymio_road.scenario import ScenarioError, load_scenario
+from thymio_road.scenario import load_scenario, ScenarioError
 
 
 def _record(folder: Path, duration: float, seed: int = 1, close: bool = True) -> BagRecorder:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 from PIL import Image
+import pytest
 
 from thymio_road.analysis import analyze_bag, read_recording
 from thymio_road.analysis.render import render

@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from thymio_road.cli.main import main
 from controller_situations import choosing, mark, read_code
+from thymio_road.cli.main import main
 from thymio_road.control.controller import Action, ControllerParams, Mode, RoadController, State
 from thymio_road.experiments.recovery import experiment, table
 from thymio_road.map.loader import load_map

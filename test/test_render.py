@@ -10,15 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-import numpy as np
-import pytest
 from matplotlib.colors import to_rgb
+import numpy as np
 from PIL import Image
+import pytest
 
-from thymio_road.nodes import msgs
 from thymio_road.analysis import read_recording
+from thymio_road.analysis.render import LABEL_OFFSET, render, RenderError
 from thymio_road.analysis.style import IR_LINK, STATE_COLOURS
-from thymio_road.analysis.render import LABEL_OFFSET, RenderError, render
+from thymio_road.nodes import msgs
 from thymio_road.runtime.recorder import BagRecorder
 from thymio_road.runtime.run import Graph
 from thymio_road.scenario import load_scenario

@@ -10,8 +10,8 @@ import re
 
 import matplotlib.pyplot as plt
 import pytest
+from test_analysis import _write_synthetic, SYNTHETIC_MAP
 
-from test_analysis import SYNTHETIC_MAP, _write_synthetic
 from thymio_road.analysis import analyze, read_recording, report
 from thymio_road.analysis.mapsource import resolve_map
 

@@ -7,15 +7,14 @@
 """The right of way between robots by IR (control/right_of_way.py) and the controller's use of it."""
 import pytest
 
-from thymio_road.control.controller import Action, ControllerParams, Mode, RoadController, State
-from thymio_road.control.right_of_way import (ANNOUNCE, BLOCKED_BY, MAX_ID, RightOfWay, Role,
-                                              announce_code, back_up_code, blocked_code, outranks,
-                                              priority_behind_code, waiting_code)
-from thymio_road.control.traffic_light import decode
-from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
 from controller_situations import (at_crossroad, at_location, crossing_crossroad, crossing_location, crossing_ring,
                                    entering_roundabout, leaving_by_link, leaving_siding, on_ring, past_link)
 from swarm_comm.prox_comm import PAYLOAD_MAX
+from thymio_road.control.controller import Action, ControllerParams, Mode, RoadController, State
+from thymio_road.control.right_of_way import (ANNOUNCE, announce_code, back_up_code, BLOCKED_BY, blocked_code, MAX_ID,
+                                              outranks, priority_behind_code, RightOfWay, Role, waiting_code)
+from thymio_road.control.traffic_light import decode
+from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
 
 FRONT = [0, 0, 2000, 0, 0, 0, 0]
 REAR = [0, 0, 0, 0, 0, 1500, 1500]
@@ -695,7 +694,7 @@ def test_no_reason_to_make_way_fires_for_a_quiet_robot(state):
     """The selector skips the reasons for a robot that is not blocked and asked nothing
     (RightOfWay.quiet): every registered reason must agree, whatever the robot hears besides."""
     from thymio_road.control.percept import Percept
-    from thymio_road.control.rules import REGISTRY, Reason
+    from thymio_road.control.rules import Reason, REGISTRY
     c = _improved(5)
     {'road': lambda c: None, 'entering': entering_roundabout, 'crossing': crossing_ring, 'link': leaving_by_link,
      'siding': leaving_siding}[state](c)

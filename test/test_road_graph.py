@@ -13,8 +13,8 @@ import yaml
 
 from thymio_road.map.intersections import Intersection
 from thymio_road.map.loader import load_map, parse_map
+from thymio_road.map.road_graph import check_graph, RoadGraph
 from thymio_road.map.road_map import MapError
-from thymio_road.map.road_graph import RoadGraph, check_graph
 
 ROOT = Path(__file__).resolve().parent.parent
 SIMPLE = ROOT / 'config' / 'maps' / 'simple.yaml'

@@ -207,10 +207,11 @@ def test_an_advance_is_ten_centimetres():
 
 
 def _run(name, duration, stall_time, **kwargs):
+    from pathlib import Path
+    import tempfile
+
     from thymio_road.runtime.run import run_scenario
     from thymio_road.scenario import load_scenario
-    import tempfile
-    from pathlib import Path
     with tempfile.TemporaryDirectory() as folder:
         return run_scenario(load_scenario(name, duration=duration, **kwargs), Path(folder) / 'run', record=False,
                             progress=False, picture=False, stall_time=stall_time).summary

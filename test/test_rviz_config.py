@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from thymio_road.sim import robot_model as rm
-from thymio_road.ros.rviz_config import (IR_LINKS_TOPIC, MARKER_NAMESPACES, SHIPPED_RVIZ_SCENARIO,
-                                         rviz_config_path, rviz_for_scenario, shipped_rviz_path)
+from thymio_road.ros.rviz_config import (IR_LINKS_TOPIC, MARKER_NAMESPACES, rviz_config_path, rviz_for_scenario,
+                                         shipped_rviz_path, SHIPPED_RVIZ_SCENARIO)
 from thymio_road.scenario import load_scenario
+from thymio_road.sim import robot_model as rm
 
 ROOT = Path(__file__).resolve().parent.parent
 RVIZ = ROOT / 'config' / 'rviz' / 'road_network.rviz'

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from thymio_road.scenario import ScenarioError, config_dir, load_scenario, node_specs, robot_specs
+from thymio_road.scenario import config_dir, load_scenario, node_specs, robot_specs, ScenarioError
 
 
 def write(tmp_path, data, name='s.yaml'):
@@ -33,6 +33,7 @@ def test_shipped_scenario_by_name_and_overrides():
 def test_robots_start_with_the_follow_sensor_on_the_road():
     s = load_scenario('oval', robots=4)
     import math
+
     from thymio_road.sim import robot_model as rm
     for spec in robot_specs(s):
         gx, gy = rm.GROUND_SENSORS[0]

@@ -12,7 +12,7 @@ import yaml
 
 from thymio_road import scenario as sc
 from thymio_road.map import starts
-from thymio_road.scenario import MIN_SPACING, ScenarioError, load_scenario
+from thymio_road.scenario import load_scenario, MIN_SPACING, ScenarioError
 
 
 def _spread(tmp_path, road, count, **robots):

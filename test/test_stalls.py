@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from thymio_road.analysis.stalls import Places, StallDetector, end_warning, warning
+from thymio_road.analysis.stalls import end_warning, Places, StallDetector, warning
 from thymio_road.map.loader import load_map
 from thymio_road.scenario import config_dir
 

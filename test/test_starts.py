@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from thymio_road.map import starts
-from thymio_road.scenario import MIN_SPACING, ScenarioError, load_scenario
+from thymio_road.scenario import load_scenario, MIN_SPACING, ScenarioError
 
 
 def test_forbidden_spans_cover_barcodes_and_intersections_from_their_code():

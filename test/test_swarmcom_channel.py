@@ -8,9 +8,8 @@
 import numpy as np
 import pytest
 
-from swarm_comm.channel import (ChannelParameters, detector_attenuation, emitter_attenuation, gain_matrix,
-                                gains_from, link_gains, mean_measurement, measure, medium_attenuation,
-                                received_intensity)
+from swarm_comm.channel import (ChannelParameters, detector_attenuation, emitter_attenuation, gain_matrix, gains_from,
+                                link_gains, mean_measurement, measure, medium_attenuation, received_intensity)
 from swarm_comm.geometry import EPuckGeometry
 
 P = ChannelParameters()

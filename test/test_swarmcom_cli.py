@@ -48,8 +48,8 @@ def test_scalability_reading_is_selectable_and_recorded(tmp_path, capsys):
 
 
 def test_prints_a_rounded_summary_and_the_files_it_wrote(tmp_path, capsys):
-    import re
     from pathlib import Path
+    import re
     assert main(['scalability', '--out', str(tmp_path), '--trials', '2', '--counts', '1,5']) == 0
     out = capsys.readouterr().out
     assert '{' not in out and '"' not in out                      # not JSON

@@ -7,12 +7,12 @@
 """BCH [15,15], [15,11], [15,1]: generators, systematic encoding and exhaustive error correction."""
 from itertools import combinations
 
+from hypothesis import given
+from hypothesis import strategies as st
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
 
-from swarm_comm.coding import (BCHCode, CODES, bch_generator, bits_to_int, bits_to_words, code_by_name,
-                               int_to_bits)
+from swarm_comm.coding import bch_generator, BCHCode, bits_to_int, bits_to_words, code_by_name, CODES, int_to_bits
 
 
 def all_words(bits: int) -> np.ndarray:

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from scipy import special
 
-import swarmcom_threshold_reference as reference
 from swarm_comm import detector
 from swarm_comm.channel import ChannelParameters
-from swarm_comm.detector import (DetectorConfig, PoseDistribution, decision_threshold, dynamic_threshold,
-                                 estimate_threshold, s0_min_cdf)
+from swarm_comm.detector import (decision_threshold, DetectorConfig, dynamic_threshold, estimate_threshold,
+                                 PoseDistribution, s0_min_cdf)
 from swarm_comm.geometry import epuck_geometry
+import swarmcom_threshold_reference as reference
 
 
 def test_model_threshold_is_the_papers_4075_from_random_poses():

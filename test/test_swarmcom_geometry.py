@@ -48,7 +48,7 @@ def test_bad_geometry_names_the_field(field, value):
 
 
 def test_public_layouts_put_the_sensors_of_the_robot_models_inside_the_body():
-    from swarm_comm.geometry import EPUCK_LAYOUTS, epuck_geometry
+    from swarm_comm.geometry import epuck_geometry, EPUCK_LAYOUTS
     assert set(EPUCK_LAYOUTS) == {'webots-driver', 'webots-proto', 'enki'}
     np.testing.assert_allclose(epuck_geometry('webots-driver').emitters_local(), EPuckGeometry().emitters_local())
     proto = epuck_geometry('webots-proto')

@@ -10,7 +10,7 @@ import pytest
 
 from swarm_comm.coding import CODES
 from swarm_comm.detector import DetectorConfig
-from swarm_comm.modem import Receiver, decode_blocks, encode_message, frame_symbols
+from swarm_comm.modem import decode_blocks, encode_message, frame_symbols, Receiver
 
 
 def levels(symbols, on=3000.0, off=4080.0):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from swarm_comm.coding import CODES
-from swarm_comm.network import Packet, Router, blocks_to_packet, header_blocks, packet_to_blocks
+from swarm_comm.network import blocks_to_packet, header_blocks, Packet, packet_to_blocks, Router
 
 
 @pytest.mark.parametrize('code', ['15,15', '15,11', '15,1'])

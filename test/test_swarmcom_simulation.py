@@ -8,7 +8,7 @@
 import numpy as np
 import pytest
 
-from swarm_comm.simulation import MobileConfig, RandomWalk, compare_modes, run_mobile
+from swarm_comm.simulation import compare_modes, MobileConfig, RandomWalk, run_mobile
 
 
 def test_random_walk_stays_in_the_arena_without_overlap():

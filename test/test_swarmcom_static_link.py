@@ -10,7 +10,7 @@ import pytest
 
 from swarm_comm.coding import CODES
 from swarm_comm.detector import DetectorConfig
-from swarm_comm.static_link import (LinkStatistics, communication_range, error_free_probability, reliable_range,
+from swarm_comm.static_link import (communication_range, error_free_probability, LinkStatistics, reliable_range,
                                     simulate_link)
 
 FIXED, DYNAMIC = DetectorConfig(5, dynamic=False), DetectorConfig(5, dynamic=True)

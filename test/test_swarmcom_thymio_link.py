@@ -5,9 +5,10 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """SwarmCom framing over Thymio 10-bit payloads: round trip, losses, duplicates, corrupted bits."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
 
 from swarm_comm.coding import CODES
 from swarm_comm.thymio_link import PAYLOAD_BITS, ThymioLinkDecoder, ThymioLinkEncoder

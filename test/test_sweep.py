@@ -12,8 +12,8 @@ import io
 import json
 import logging
 import os
-import socket
 from pathlib import Path
+import socket
 
 import pytest
 

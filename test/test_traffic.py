@@ -16,24 +16,19 @@ import numpy as np
 import pytest
 import yaml
 
+from controller_situations import (at_crossroad, at_location, choosing, cross, crossing_location, leaving_siding, mark,
+                                   read_code)
 from prox_comm_reference import naive_step
 from swarm_comm.prox_comm import ENKI_DOC, ProxCommChannel, range_with_gain
-from controller_situations import at_crossroad, at_location, choosing, cross, crossing_location, leaving_siding, mark, read_code
 from thymio_road.control.controller import Action, ControllerParams, Mode, RoadController, State
-from thymio_road.map.intersections import Intersection, advance, crossroad
+from thymio_road.control.right_of_way import announce_code, priority_behind_code, Role, waiting_code
+from thymio_road.control.traffic_light import Battery, decode, Timing, TrafficLight
+from thymio_road.map.intersections import advance, crossroad, Intersection
+from thymio_road.map.lights import ALL_STOP, GO, Lane, light_places, LightPlace, node_ids, STOP
 from thymio_road.map.loader import load_map
-from thymio_road.map.road_map import MapError
 from thymio_road.map.road_graph import RoadGraph
-from thymio_road.scenario import (
-    ScenarioError,
-    config_dir,
-    load_scenario,
-    node_specs,
-    robot_specs,
-)
-from thymio_road.control.right_of_way import Role, announce_code, priority_behind_code, waiting_code
-from thymio_road.control.traffic_light import Battery, Timing, TrafficLight, decode
-from thymio_road.map.lights import ALL_STOP, GO, STOP, Lane, LightPlace, light_places, node_ids
+from thymio_road.map.road_map import MapError
+from thymio_road.scenario import config_dir, load_scenario, node_specs, robot_specs, ScenarioError
 
 # --- codes and phases -----------------------------------------------------------------------------
 
@@ -511,8 +506,8 @@ def _exit_run(tmp_path, lights: bool):
     a light they reach the merge together (the report's Fig. 16). The light's offset puts the
     siding's green when they arrive, so the road lane's robot is stopped, then let go."""
     from thymio_road.nodes import msgs
-    from thymio_road.runtime.run import Graph
     from thymio_road.runtime.contact_probe import ContactProbe
+    from thymio_road.runtime.run import Graph
     from thymio_road.runtime.traffic_probe import TrafficProbe
     data = {'name': 'exit', 'map': str(config_dir() / 'maps' / 'simple.yaml'), 'duration': 55.0, 'seed': 1,
             'controller': {'speed': 150, 'trigger_security': 'strict'},
@@ -648,7 +643,7 @@ def test_launch_plan_starts_the_lights_also_beside_real_robots():
 # --- crossroad conflicts (traffic_measures.CrossroadMonitor) ---------------------------------------
 
 def test_crossroad_conflict_needs_two_phases_inside_the_square():
-    from thymio_road.analysis.traffic import CrossroadMonitor, crossroad_zones
+    from thymio_road.analysis.traffic import crossroad_zones, CrossroadMonitor
     road_map = load_map(config_dir() / 'maps' / 'final.yaml')
     (zone,) = crossroad_zones(road_map)
     assert zone.intersection == 'X1' and zone.half == pytest.approx((0.148, 0.148))

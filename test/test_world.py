@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
+from thymio_road.map.loader import parse_map
 from thymio_road.sim import robot_model as rm
 from thymio_road.sim.collision import overlapping_pairs
-from thymio_road.map.loader import parse_map
 from thymio_road.sim.world import RobotSpec, World, WorldParams
 
 EXACT = WorldParams(motor_noise=0.0, motor_gain_spread=0.0, wheel_imbalance_spread=0.0, ground_noise=0.0,

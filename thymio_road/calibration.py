@@ -21,7 +21,7 @@ import yaml
 from thymio_road.control.controller import ControllerParams, RoadController
 from thymio_road.map import atomic
 from thymio_road.map.loader import parse_map
-from thymio_road.sim.world import RobotSpec, World, WorldParams, start_pose_on_road
+from thymio_road.sim.world import RobotSpec, start_pose_on_road, World, WorldParams
 
 STRIP_LENGTH = 0.6
 REFERENCE_COMMAND = 260

@@ -13,29 +13,28 @@ runtime instantiates its specs in one process and the launch files turn the same
 from __future__ import annotations
 
 import dataclasses
-import math
-import os
-import re
-import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
+import math
+import os
 from pathlib import Path
+import re
+import sys
 from typing import Any
 
 from thymio_road.control.controller import ControllerParams
-from thymio_road.control.navigation import MissionError, map_locations, parse_mission
+from thymio_road.control.navigation import map_locations, MissionError, parse_mission
 from thymio_road.control.right_of_way import MAX_ID
-from thymio_road.control.traffic_light import (BATTERY_KEY, LOCATION_ONLY, Battery, Timing, node_parameters,
-                                               setting_types)
+from thymio_road.control.traffic_light import (Battery, BATTERY_KEY, LOCATION_ONLY, node_parameters, setting_types,
+                                               Timing)
+from thymio_road.map import starts
 from thymio_road.map.loader import load_map
 from thymio_road.map.road_graph import RoadGraph
 from thymio_road.map.road_map import RoadMap
-from thymio_road.map import starts
 from thymio_road.map.schema import check_values
-from thymio_road.map.validation import (MAX_DURATION, MAX_ROBOTS, MAX_SEED, ConfigError, Fields,
-                                        load_yaml, show)
+from thymio_road.map.validation import ConfigError, Fields, load_yaml, MAX_DURATION, MAX_ROBOTS, MAX_SEED, show
 from thymio_road.sim import robot_model as rm
-from thymio_road.sim.world import RobotSpec, WorldParams, start_pose_on_road
+from thymio_road.sim.world import RobotSpec, start_pose_on_road, WorldParams
 
 PACKAGE = 'thymio_road'
 #: Robots start at least this far apart along a road (centre to centre), so that each can move:
@@ -313,8 +312,8 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
     """The `lights:` key: which of the map's light places get a light (`at`: 'all' or intersection
     ids), Timing's fields (s), `battery` (Battery's fields), `crossroad_clearance`, and per-light
     `overrides` of Timing's and Battery's fields."""
-    from thymio_road.map.road_graph import RoadGraph
     from thymio_road.map.lights import light_places
+    from thymio_road.map.road_graph import RoadGraph
     where = 'scenario.lights'
     common = {k: v for k, v in data.items() if k in _LIGHT_KEYS}
     f = Fields({k: v for k, v in data.items() if k not in _LIGHT_KEYS}, source, where, ScenarioError)

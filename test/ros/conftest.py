@@ -16,15 +16,15 @@ discovery on this machine.
 """
 from __future__ import annotations
 
+from collections import defaultdict
 import importlib.util
 import math
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
 import time
-from collections import defaultdict
-from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -47,7 +47,7 @@ def pytest_collection_modifyitems(config, items):
 
 def share_dir() -> Path:
     """The installed share/thymio_road (launch files, config), or skip."""
-    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+    from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
     try:
         share = Path(get_package_share_directory('thymio_road'))
     except PackageNotFoundError:
@@ -187,8 +187,8 @@ def run_launch_cmd(launch_file: Path, seconds: float, *args: str) -> list[str]:
 def console_script(name: str) -> str:
     """Path of one of our console scripts: in a sourced colcon install space (lib/thymio_road/, found
     through the ament index) or beside this interpreter (pip), as the launch files find them."""
-    from thymio_road.ros.launch_plan import LaunchArgumentError
     from thymio_road.ros.launch_plan import console_script as installed_script
+    from thymio_road.ros.launch_plan import LaunchArgumentError
     try:
         return str(installed_script(name))
     except LaunchArgumentError:

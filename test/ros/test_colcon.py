@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 import re
 import shutil
 import signal
@@ -25,9 +26,9 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
+
 from conftest import HERE
 
 ROOT = HERE.parent.parent

@@ -15,10 +15,9 @@ import sys
 import time
 
 import pytest
+
 from conftest import console_script, distance_to_road
-
 from thymio_road.scenario import load_scenario
-
 
 
 def _xy(msg):

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 import shutil
 import socket
 import sys
-from pathlib import Path
 
 import pytest
+
 from conftest import run_launch_cmd, share_dir
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from conftest import console_script
 
+from conftest import console_script
 from thymio_road.scenario import load_scenario
 
 DURATION = 30.0

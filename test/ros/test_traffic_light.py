@@ -12,8 +12,8 @@ import json
 import math
 
 import yaml
-from conftest import console_script
 
+from conftest import console_script
 from thymio_road.scenario import config_dir
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from thymio_road.analysis.bag import BagError, Recording, read_recording
-from thymio_road.analysis.core import Analysis, Options, analyze
+from thymio_road.analysis.bag import BagError, read_recording, Recording
+from thymio_road.analysis.core import Analysis, analyze, Options
 from thymio_road.analysis.mapsource import MapSource, resolve_map
 
 __all__ = ['Analysis', 'BagError', 'MapSource', 'Options', 'Recording', 'analyze', 'analyze_bag',

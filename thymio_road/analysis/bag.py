@@ -19,13 +19,13 @@ result is checked against rosbags' own decoder on the first and last message of 
 """
 from __future__ import annotations
 
-import itertools
-import json
-import re
-import struct
 from collections import defaultdict
 from dataclasses import dataclass, field
+import itertools
+import json
 from pathlib import Path
+import re
+import struct
 from typing import Any, Iterator
 
 import numpy as np
@@ -171,7 +171,7 @@ def _storage_file(path: Path) -> Path | None:
 
 
 def _typestore() -> Any:
-    from rosbags.typesys import Stores, get_typestore
+    from rosbags.typesys import get_typestore, Stores
     return get_typestore(Stores.LATEST)
 
 

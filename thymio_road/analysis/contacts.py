@@ -20,8 +20,8 @@ measured there, never an overlap. The run measures the same gap on the same samp
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np

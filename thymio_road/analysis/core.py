@@ -11,24 +11,24 @@ into HTML, CSV and JSON, and tests compare it with ground truth.
 """
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
+import math
 from typing import Any
 
 import numpy as np
 
-from thymio_road.sim import robot_model as rm
 from thymio_road.analysis import metrics as m
 from thymio_road.analysis import sampling
 from thymio_road.analysis.bag import Poses, Recording
-from thymio_road.analysis.contacts import CONTACT_GAP, NEAR_MISS_GAP, ContactDetector
+from thymio_road.analysis.contacts import CONTACT_GAP, ContactDetector, NEAR_MISS_GAP
 from thymio_road.analysis.mapsource import MapSource
 from thymio_road.analysis.passages import passage_score
 from thymio_road.analysis.progress import ProgressDetector
-from thymio_road.analysis.stalls import STALL_TIME, Places, StallDetector
-from thymio_road.analysis.traffic import TrafficMeasures, passage_times, throughput_windows
+from thymio_road.analysis.stalls import Places, STALL_TIME, StallDetector
+from thymio_road.analysis.traffic import passage_times, throughput_windows, TrafficMeasures
 from thymio_road.analysis.wrong_way import WrongWayMonitor
+from thymio_road.sim import robot_model as rm
 
 #: A read is matched to a barcode the reading sensor entered at most this long before it.
 BARCODE_WINDOW = 8.0

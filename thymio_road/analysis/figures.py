@@ -14,8 +14,8 @@ title) in about 0.1 s, from the darkness raster that /map publishes and the rast
 from __future__ import annotations
 
 import colorsys
-import math
 from dataclasses import dataclass
+import math
 from pathlib import Path
 
 import numpy as np

@@ -14,8 +14,8 @@ a printed road pixel or an intersection's blind area, and a *road loss* is a str
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import Any, Iterable, Sequence
 
 import numpy as np

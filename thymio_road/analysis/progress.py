@@ -38,14 +38,14 @@ drove its circle until the end of the hour).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from thymio_road.analysis.lane_points import LanePoints
-from thymio_road.analysis.stalls import STALL_TIME, Places, Stall, by_time, holder
+from thymio_road.analysis.stalls import by_time, holder, Places, Stall, STALL_TIME
 
 #: Arc length (m) a robot must gain to advance: more than the 3–6 cm that robots held for a
 #: minute crept, less than a robot's spacing in a queue (17 cm).

@@ -14,26 +14,25 @@ frame only redraws the robots (Agg blitting), so a frame costs a few millisecond
 """
 from __future__ import annotations
 
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+import shutil
+import subprocess
 from typing import Any, Callable
 
 import matplotlib
 
 matplotlib.use('Agg')
+from matplotlib.collections import LineCollection, PolyCollection  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.collections import LineCollection, PolyCollection  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from thymio_road.analysis import metrics as m  # noqa: E402
-from thymio_road.analysis.bag import Recording, read_recording  # noqa: E402
+from thymio_road.analysis.bag import read_recording, Recording  # noqa: E402
 from thymio_road.analysis.core import ir_sender  # noqa: E402
 from thymio_road.analysis.mapsource import MapSource, resolve_map  # noqa: E402
-from thymio_road.analysis.style import (IR_LINK, STATE_COLOURS, TRAFFIC_LIGHT,  # noqa: E402
-                                        state_colour)
+from thymio_road.analysis.style import IR_LINK, state_colour, STATE_COLOURS, TRAFFIC_LIGHT  # noqa: E402
 from thymio_road.sim.sensors import hulls_world  # noqa: E402
 
 #: Default length of an animation when no speed is given (video seconds).
@@ -144,8 +143,8 @@ class _Scene:
     """The map drawn once, and artists for the robots updated per frame."""
 
     def __init__(self, rec: Recording, source: MapSource, width_px: int) -> None:
-        from thymio_road.analysis.report import _map_background
         from thymio_road.analysis.core import state_timelines
+        from thymio_road.analysis.report import _map_background
         self.rec = rec
         self.names = [r for r in rec.robots if r in rec.truth and len(rec.truth[r])]
         if not self.names:

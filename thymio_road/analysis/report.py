@@ -20,15 +20,15 @@ from typing import Any, Sequence
 import matplotlib
 
 matplotlib.use('Agg')
+from matplotlib.collections import LineCollection  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.collections import LineCollection  # noqa: E402
 
+from thymio_road.analysis import metrics as m  # noqa: E402
 from thymio_road.analysis.bag import Recording  # noqa: E402
 from thymio_road.analysis.core import Analysis  # noqa: E402
 from thymio_road.analysis.mapsource import MapSource  # noqa: E402
-from thymio_road.analysis.style import STATE_COLOURS, TRAFFIC_LIGHT, state_colour  # noqa: E402
-from thymio_road.analysis import metrics as m  # noqa: E402
+from thymio_road.analysis.style import state_colour, STATE_COLOURS, TRAFFIC_LIGHT  # noqa: E402
 
 #: Points drawn per robot path (paths are subsampled beyond this).
 MAX_PATH_POINTS = 6000

@@ -21,8 +21,8 @@ heading), or neither (its state says the rest). The same detector serves the emb
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import Any, Sequence
 
 import numpy as np

@@ -35,8 +35,8 @@ controllers' events, gathered by :class:`TrafficMeasures`, which the embedded ru
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 from typing import Any
 
 import numpy as np

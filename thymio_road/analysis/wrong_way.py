@@ -15,8 +15,8 @@ counts once it has lasted `MIN_TIME` and covered `MIN_DISTANCE`.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 from typing import Any, Callable
 
 import numpy as np

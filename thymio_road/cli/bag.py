@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+import sys
 
 
 def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersAction) -> None:
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersActio
 
 
 def cmd_bag_repair(args: argparse.Namespace) -> int:
-    from thymio_road.runtime.bag_repair import RepairError, repair
+    from thymio_road.runtime.bag_repair import repair, RepairError
     try:
         result = repair(args.bag)
     except RepairError as exc:
@@ -45,7 +45,7 @@ def repair_before_reading(path: Path) -> None:
     A bag still being written, or one that cannot be repaired, is left as it is: the reader
     then reads it as far as it goes and reports what it could not read.
     """
-    from thymio_road.runtime.bag_repair import RepairError, being_written, damage, repair, storage_file
+    from thymio_road.runtime.bag_repair import being_written, damage, repair, RepairError, storage_file
     reason = damage(path)
     if reason is None:
         return

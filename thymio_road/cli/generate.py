@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
+import sys
 from typing import Any
 
-from thymio_road.map.validation import MAX_DURATION, MAX_SEED, arg_float, arg_int, parse_seeds
+from thymio_road.map.validation import arg_float, arg_int, MAX_DURATION, MAX_SEED, parse_seeds
 
 SIZE_CHOICES = ('small', 'medium', 'large')
 
@@ -84,8 +84,8 @@ def _targets(out: Path, name: str) -> tuple[Path, Path]:
 def cmd_generate(args: argparse.Namespace) -> int:
     from thymio_road.cli.outputs import check_out_file
     from thymio_road.generator.generate import generate_map, map_name
-    from thymio_road.map import atomic
     from thymio_road.generator.scenarios import TRAFFIC_ROBOTS, traffic_text
+    from thymio_road.map import atomic
     from thymio_road.scenario import config_dir, road_capacity
     name = map_name(args.seed, args.size)
     targets = None

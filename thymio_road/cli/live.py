@@ -12,8 +12,8 @@ a user reads (where to connect).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+import sys
 from typing import Any
 
 from thymio_road.map.validation import arg_float, arg_int

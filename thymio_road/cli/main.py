@@ -8,15 +8,15 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
 import os
+from pathlib import Path
 import signal
 import sys
 import time
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, Iterator
 
-from thymio_road.map.validation import MAX_DURATION, MAX_ROBOTS, MAX_SEED, arg_float, arg_int
+from thymio_road.map.validation import arg_float, arg_int, MAX_DURATION, MAX_ROBOTS, MAX_SEED
 
 DEFAULT_SCENARIO = 'oval'
 
@@ -176,9 +176,9 @@ def _version() -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from thymio_road.scenario import load_scenario
-    from thymio_road.cli.outputs import check_out_dir
     from thymio_road.cli import live as cli_live
+    from thymio_road.cli.outputs import check_out_dir
+    from thymio_road.scenario import load_scenario
     cli_live.check_arguments(args, None)
     if args.out:
         check_out_dir(args.out)
@@ -244,10 +244,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def cmd_passages(args: argparse.Namespace) -> int:
     import json
+
+    from thymio_road.cli.outputs import check_out_file
     from thymio_road.experiments.passages import drive
     from thymio_road.map import atomic
     from thymio_road.scenario import load_scenario
-    from thymio_road.cli.outputs import check_out_file
     if args.out:
         check_out_file(args.out)
     scenario = load_scenario(args.scenario, robots=1, seed=args.seed, duration=args.duration)

@@ -13,8 +13,8 @@ bits say nothing for root or on a read-only mount.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
+import tempfile
 
 from thymio_road.map.validation import ConfigError
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+from pathlib import Path
 import sys
 import tempfile
-from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:

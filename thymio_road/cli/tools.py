@@ -11,8 +11,8 @@ Registered into the main parser by :func:`register`; heavy imports happen only w
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+import sys
 
 from thymio_road.map.validation import arg_float, arg_int
 
@@ -98,7 +98,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     out = args.out or _default_report_dir(args.bag)
     check_out_dir(out, '--out' if args.out else 'report folder')
     map_file = _map_file(args)
-    from thymio_road.analysis import BagError, Options, analyze_bag
+    from thymio_road.analysis import analyze_bag, BagError, Options
     from thymio_road.cli.bag import repair_before_reading
     repair_before_reading(args.bag)
     options = Options(contact_gap=args.contact_mm / 1000, near_miss_gap=args.near_miss_mm / 1000,
@@ -182,7 +182,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     check_out_file(out, '--out' if args.out else 'output file')
     map_file = _map_file(args)
     from thymio_road.analysis import BagError
-    from thymio_road.analysis.render import RenderError, render
+    from thymio_road.analysis.render import render, RenderError
     from thymio_road.cli.bag import repair_before_reading
     repair_before_reading(args.bag)
     from thymio_road.map.atomic import atomic_path
@@ -204,9 +204,9 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_map_export(args: argparse.Namespace) -> int:
-    from thymio_road.map.export import ExportError, export_map
+    from thymio_road.cli.outputs import check_out_file, OutputError
+    from thymio_road.map.export import export_map, ExportError
     from thymio_road.map.loader import load_map
-    from thymio_road.cli.outputs import OutputError, check_out_file
     from thymio_road.scenario import find_config
     suffix = args.out.suffix.lower().lstrip('.')
     if args.format and suffix != args.format:

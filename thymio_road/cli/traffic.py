@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 import re
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from thymio_road.experiments import sweep
-from thymio_road.map.validation import ConfigError
-from thymio_road.map.validation import MAX_DURATION, MAX_ROBOTS, MAX_SEED, arg_float, arg_int, parse_seeds
-
+from thymio_road.map.validation import arg_float, arg_int, ConfigError, MAX_DURATION, MAX_ROBOTS, MAX_SEED, parse_seeds
 
 #: A seed or a range of seeds, as a part of a list.
 _SEEDS = re.compile(r'[0-9]+(-[0-9]+)?')
@@ -172,7 +170,7 @@ def _fundamental(args: argparse.Namespace) -> int:
 
 
 def cmd_priority(args: argparse.Namespace) -> int:
-    from thymio_road.experiments.priority import PRIORITY_ROBOT, experiment
+    from thymio_road.experiments.priority import experiment, PRIORITY_ROBOT
     from thymio_road.scenario import load_scenario
     scenario = load_scenario(args.scenario, robots=args.robots)
     timed = next((r for r in scenario.robots if r.name == PRIORITY_ROBOT), None)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from thymio_road.control.aseba import adiv, clip
-from thymio_road.control.events import INTERSECTION_CODES, Action, Event, Mode, State
+from thymio_road.control.events import Action, Event, INTERSECTION_CODES, Mode, State
 from thymio_road.control.light_obedience import LIGHT_NEAR, LightObedience
 from thymio_road.control.machine import ReportMachine
 from thymio_road.control.params import ControllerParams

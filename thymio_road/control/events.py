@@ -8,8 +8,8 @@
 intersection (actionType), the modes the traffic rules add, and the events a bag records."""
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
+import enum
 
 
 class State(enum.Enum):

@@ -15,6 +15,7 @@ from thymio_road.control.messages import MAX_ID
 from thymio_road.map import schema
 from thymio_road.map.schema import param
 
+
 @dataclass(frozen=True)
 class ControllerParams:
     """Constants of Appendix A and Table 5; `grey_ref` is each robot's calibration (§10)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from thymio_road.control.aseba import adiv
-from thymio_road.control.events import INTERSECTION_CODES, Action, Event, State
+from thymio_road.control.events import Action, Event, INTERSECTION_CODES, State
 from thymio_road.map.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
 
 #: Report eq. (1), the barcode bit (§5) and the event period, for the matched reading.

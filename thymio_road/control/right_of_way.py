@@ -66,9 +66,9 @@ Light codes (20..79) and these codes never overlap, so lights and robots share t
 """
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
+import enum
 
 from thymio_road.control import messages
 from thymio_road.control.messages import MAX_ID

@@ -38,13 +38,13 @@ the range x0 + √g·(ρ − x0) falls from 23 cm to 16.3 cm after 10 minutes an
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+import math
 from typing import Any, Mapping
 
-from thymio_road.control.right_of_way import Role, announcement, priority_behind_robot, waiting_robot
-from thymio_road.map.lights import ALL_STOP, CODE_MAX, CODE_MIN, GO, STOP, LightPlace
+from thymio_road.control.right_of_way import announcement, priority_behind_robot, Role, waiting_robot
+from thymio_road.map.lights import ALL_STOP, CODE_MAX, CODE_MIN, GO, LightPlace, STOP
 
 #: Top LED colours (Aseba 0..32): phase 0 green, phase 1 blue, clearance red.
 PHASE_COLOURS = ((0, 32, 0), (0, 0, 32))

@@ -15,19 +15,19 @@ from __future__ import annotations
 
 import argparse
 import csv
+from dataclasses import dataclass
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from thymio_road.sim import robot_model as rm
+from thymio_road.experiments.barcode_scores import ReadScore, score
 from thymio_road.map import atomic
 from thymio_road.map.barcode import BARCODE_BITS, BIT_LENGTH
-from thymio_road.experiments.barcode_scores import ReadScore, score
 from thymio_road.map.validation import arg_float, arg_int, show
+from thymio_road.sim import robot_model as rm
 
 ROBOT = 'thymio1'
 SPEED_HIGH = 410

@@ -17,8 +17,8 @@ robot's.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
+import json
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -54,7 +54,7 @@ def counts(capacity: int, steps: int = 10) -> list[int]:
 
 def capacity(scenario: str, most: int) -> int:
     """The most robots the scenario places (its placement rule refuses more), up to `most`."""
-    from thymio_road.scenario import ScenarioError, load_scenario
+    from thymio_road.scenario import load_scenario, ScenarioError
     low, high = 1, most
     while low < high:
         mid = (low + high + 1) // 2

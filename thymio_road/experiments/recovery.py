@@ -24,11 +24,11 @@ drives with barcode actions off, so that only line following and recovery are me
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import functools
 import math
-import random
-from dataclasses import dataclass
 from pathlib import Path
+import random
 
 import numpy as np
 

@@ -24,15 +24,15 @@ with the error, so the table still completes and names the failed run's paramete
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 import logging
 import os
 import re
 import sys
 import traceback
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TextIO
 
-from thymio_road.map.validation import ConfigError, arg_int, show
+from thymio_road.map.validation import arg_int, ConfigError, show
 
 #: Worker processes a local cluster may have (each holds a map and the compiled kernels).
 MAX_WORKERS = 256
@@ -182,7 +182,7 @@ def _have_distributed() -> bool:
 def _distributed(fn: Callable[[Any], Any], jobs: list[Any], workers: int, scheduler: str | None,
                  describe: Callable[[Outcome], str] | None, report: Progress) -> list[Outcome]:
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import as_completed, Client, LocalCluster
         from distributed.diagnostics.plugin import SchedulerPlugin
     except ImportError:
         raise SweepError("--workers above 1 and --scheduler need dask.distributed: "

@@ -18,16 +18,16 @@ count against a lone robot's speed.
 """
 from __future__ import annotations
 
-import json
-import tempfile
 from dataclasses import dataclass
+import json
 from pathlib import Path
+import tempfile
 from typing import Any, Callable
 
 from thymio_road.experiments import sweep
 from thymio_road.map.atomic import write_text
 from thymio_road.runtime.run import OutputExists, refuse_earlier_run, run_scenario
-from thymio_road.scenario import Scenario, load_scenario
+from thymio_road.scenario import load_scenario, Scenario
 
 MIN_RATIO = 0.9
 

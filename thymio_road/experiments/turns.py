@@ -18,10 +18,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from thymio_road.experiments.barcodes import (MAX_SPEED, MIN_SPEED, arc_track, number_list, run_track,
-                                              turn_track)
-from thymio_road.map.validation import arg_float, arg_int
+from thymio_road.experiments.barcodes import arc_track, MAX_SPEED, MIN_SPEED, number_list, run_track, turn_track
 from thymio_road.map import atomic
+from thymio_road.map.validation import arg_float, arg_int
 
 
 def track(shape: str, radius: float, direction: str) -> dict:

@@ -17,8 +17,8 @@ a location's light must stand 25 cm from every road but its own.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 
 import numpy as np
 from scipy.spatial import cKDTree

@@ -30,7 +30,7 @@ import math
 from thymio_road.generator.hubs import CW, Hub
 from thymio_road.generator.paths import GeometryError, Path
 from thymio_road.generator.plan import RoadPlan
-from thymio_road.generator.shapes import LEAD_OUT, LOCATION_STRAIGHT, TURN, finish, lead_in_pose
+from thymio_road.generator.shapes import finish, lead_in_pose, LEAD_OUT, LOCATION_STRAIGHT, TURN
 
 #: U-turn radii: the legs of a deep balloon are 44 cm apart, those of a flat one 60 cm (a
 #: location's light stands 17 cm inside the leg it serves, so 27-43 cm from the other leg).

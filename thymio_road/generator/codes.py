@@ -24,7 +24,7 @@ import random
 
 from thymio_road.generator.paths import GeometryError
 from thymio_road.generator.plan import LocationPlan, MapPlan, RoadPlan
-from thymio_road.map.barcode import BIT_LENGTH, BARCODE_BITS
+from thymio_road.map.barcode import BARCODE_BITS, BIT_LENGTH
 
 CODE = BIT_LENGTH * BARCODE_BITS
 #: Clear straight after a curve before a barcode, and between barcodes.

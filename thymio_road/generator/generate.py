@@ -15,9 +15,9 @@ same seed, so the result depends on the seed and the code alone.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 import math
 import random
-from dataclasses import dataclass, field, replace
 
 from thymio_road.generator import clearance, codes, layout, topology
 from thymio_road.generator.emit import map_text
@@ -29,7 +29,7 @@ from thymio_road.map.intersections import LIGHT_BEFORE_MERGE, LIGHT_LEFT, LIGHT_
 from thymio_road.map.loader import parse_map
 from thymio_road.map.road_graph import RoadGraph
 from thymio_road.map.road_map import MapError, RoadMap
-from thymio_road.map.validation import MAX_SEED, ConfigError, parse_yaml
+from thymio_road.map.validation import ConfigError, MAX_SEED, parse_yaml
 
 #: Largest sheet per size (m). Small is the final map's 7.8 × 4.9 m; medium a classroom floor;
 #: large a hall's. The 1 mm raster stays under the loader's 10⁸ pixels (docs/maps.md).

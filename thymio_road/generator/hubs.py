@@ -18,9 +18,9 @@ final map's lanes (75 cm approach, 50 cm leave, lights 21 cm beside their stop l
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
+import math
 
 from thymio_road.generator.paths import Frame, Pose
 from thymio_road.map.intersections import crossroad, roundabout

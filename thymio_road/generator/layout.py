@@ -14,8 +14,8 @@ border towards the next hub, is kept 80 cm short of it.
 from __future__ import annotations
 
 from thymio_road.generator.closures import deep_balloon, flat_balloon, loop_pair
-from thymio_road.generator.hubs import CW, SIDE_STEP, Hub
-from thymio_road.generator.links import EDGE_ONTO_LANE, branching, branching_width, edge
+from thymio_road.generator.hubs import CW, Hub, SIDE_STEP
+from thymio_road.generator.links import branching, branching_width, edge, EDGE_ONTO_LANE
 from thymio_road.generator.plan import MapPlan
 from thymio_road.generator.topology import Cell, Topology
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import math
 
-from thymio_road.generator.hubs import OPPOSITE, Hub
+from thymio_road.generator.hubs import Hub, OPPOSITE
 from thymio_road.generator.paths import GeometryError, Path
 from thymio_road.generator.plan import BranchingPlan, RoadPlan
-from thymio_road.generator.shapes import LEAD_OUT, LOCATION_STRAIGHT, TIGHT_TURN, TURN, finish, lead_in_pose
+from thymio_road.generator.shapes import finish, lead_in_pose, LEAD_OUT, LOCATION_STRAIGHT, TIGHT_TURN, TURN
 
 #: B1's geometry (config/maps/final.yaml): the roads' spacing, their S-bends, where the second
 #: road's bend starts, where each link splits off and the gap between the two links.

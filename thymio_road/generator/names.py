@@ -20,15 +20,15 @@ need from it: the shipped config folder and its rule for how many robots a road 
 """
 from __future__ import annotations
 
-import hashlib
-import os
-import re
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
+import hashlib
+import os
 from pathlib import Path
+import re
+import tempfile
 
-from thymio_road.generator.generate import SIZES, GeneratorError, check_request, generate_map, map_name
+from thymio_road.generator.generate import check_request, generate_map, GeneratorError, map_name, SIZES
 from thymio_road.generator.scenarios import Capacity, passages_text, traffic_text
 from thymio_road.map.raster_cache import cache_bases as _bases
 from thymio_road.map.validation import MAX_SEED

@@ -18,8 +18,8 @@ rotation keeps left turns left).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 
 import numpy as np
 

@@ -24,10 +24,10 @@ region between a side and the next one clockwise), so no two of them meet. The d
 """
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field, replace
+import random
 
-from thymio_road.generator.hubs import CW, OPPOSITE, SIDE_STEP, SIDES, roundabout_sides
+from thymio_road.generator.hubs import CW, OPPOSITE, roundabout_sides, SIDE_STEP, SIDES
 
 Cell = tuple[int, int]
 

@@ -13,10 +13,10 @@ asked for (not the temporary one) and says what is left of it.
 """
 from __future__ import annotations
 
-import os
-import shutil
 from contextlib import contextmanager
+import os
 from pathlib import Path
+import shutil
 from typing import Iterator
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from thymio_road.map.lights import check_lights
-from thymio_road.map.road_graph import RoadGraph, check_graph
+from thymio_road.map.road_graph import check_graph, RoadGraph
 from thymio_road.map.road_map import MapError, RoadMap
 
 

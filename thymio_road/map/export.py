@@ -31,11 +31,11 @@ is the first page, in SVG a file of its own.
 """
 from __future__ import annotations
 
-import math
-import zlib
 from dataclasses import dataclass, field
+import math
 from pathlib import Path
 from typing import Iterable, Sequence
+import zlib
 
 import numpy as np
 

@@ -9,8 +9,8 @@ intersection builders (which is why it has a module of its own: both import it, 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 
 import numpy as np
 

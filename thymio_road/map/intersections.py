@@ -25,8 +25,8 @@ report's design:
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 from typing import Any, Callable
 
 from thymio_road.map.barcode import BIT_LENGTH

@@ -37,11 +37,12 @@ What a light sends over time, and its battery, is :mod:`thymio_road.control.traf
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import Any
 
 import numpy as np
+
 from thymio_road.map.road_map import MapError
 
 #: Offsets of the codes (Appendix A: stop, go) and the all-red addition.

@@ -13,18 +13,19 @@ checks of :mod:`thymio_road.map.checks` (the road graph and the traffic lights).
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
+import re
 from typing import Any
 
 import numpy as np
-from thymio_road.map.barcode import (BARCODE_BITS, BARCODE_MIN_ARC_RADIUS, DEFAULT_GAP, DEFAULT_WIDTH,
-                                     RIGHT_SENSOR_OFFSET, Barcode)
+
+from thymio_road.map.barcode import (Barcode, BARCODE_BITS, BARCODE_MIN_ARC_RADIUS, DEFAULT_GAP, DEFAULT_WIDTH,
+                                     RIGHT_SENSOR_OFFSET)
 from thymio_road.map.checks import check_crossings, check_network
 from thymio_road.map.dubins import dubins
 from thymio_road.map.geometry import Arc, Piece, Straight, wrap_angle
-from thymio_road.map.intersections import ROAD_WIDTH, Generated, branching, crossroad, location, roundabout
-from thymio_road.map.road_map import MAX_RESOLUTION, MapError, Road, RoadMap
+from thymio_road.map.intersections import branching, crossroad, Generated, location, ROAD_WIDTH, roundabout
+from thymio_road.map.road_map import MapError, MAX_RESOLUTION, Road, RoadMap
 from thymio_road.map.tiles import TILE
 from thymio_road.map.turns import check_turns
 from thymio_road.map.validation import Fields, load_yaml, show

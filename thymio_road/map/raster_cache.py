@@ -21,15 +21,16 @@ go when the folder outgrows MAX_BYTES. $THYMIO_ROAD_RASTER_CACHE=0 turns the cac
 """
 from __future__ import annotations
 
+from functools import lru_cache
 import hashlib
 import os
+from pathlib import Path
 import tempfile
 import time
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+
 from thymio_road.map.atomic import atomic_path
 from thymio_road.map.tiles import Tiled
 

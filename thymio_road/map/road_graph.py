@@ -30,14 +30,14 @@ barcode, and well-formed intersections.
 """
 from __future__ import annotations
 
-import heapq
-import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+import heapq
+import math
 
-from thymio_road.map.barcode import BIT_LENGTH, Barcode
-from thymio_road.map.intersections import ROAD_CODES, Intersection
+from thymio_road.map.barcode import Barcode, BIT_LENGTH
 from thymio_road.map.geometry import wrap_angle
+from thymio_road.map.intersections import Intersection, ROAD_CODES
 from thymio_road.map.road_map import MapError, Road, RoadMap
 
 #: A road's end meets the road it continues on within this distance and heading.

@@ -14,16 +14,17 @@ Everything in memory is metres and radians (map files use degrees: :mod:`thymio_
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
+import math
 
 import numpy as np
-from thymio_road.map.barcode import BIT_LENGTH, Barcode
-from thymio_road.map.geometry import Piece
+
 from thymio_road.map import raster_cache
+from thymio_road.map.barcode import Barcode, BIT_LENGTH
+from thymio_road.map.geometry import Piece
 from thymio_road.map.intersections import Intersection
-from thymio_road.map.tiles import BLOCK, TILE, Tiled, cells_near, unique_cells
+from thymio_road.map.tiles import BLOCK, cells_near, TILE, Tiled, unique_cells
 from thymio_road.map.validation import ConfigError
 
 MAX_RESOLUTION = 0.001

@@ -15,9 +15,9 @@ values are checked as the user wrote them, before any conversion, and the error 
 """
 from __future__ import annotations
 
+from dataclasses import Field, field, fields, MISSING
 import math
 import numbers
-from dataclasses import MISSING, Field, field, fields
 from typing import Any
 
 from thymio_road.map.validation import ConfigError, show

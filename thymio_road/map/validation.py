@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 import re
 import reprlib
 import stat
-from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import yaml

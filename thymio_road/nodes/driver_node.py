@@ -22,10 +22,9 @@ from typing import Any, Callable
 
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import declare
+from thymio_road.real.driver import (Calibration, COMM_RX_LABEL, COMM_RX_SIZE, CommReading, DriverCore, DriverParams,
+                                     load_program, measured_twist, Odometry, SensorReading, ThymioLink)
 from thymio_road.sim import robot_model as rm
-from thymio_road.real.driver import (COMM_RX_LABEL, COMM_RX_SIZE, Calibration, CommReading, DriverCore,
-                                DriverParams, Odometry, SensorReading, ThymioLink, load_program,
-                                measured_twist)
 
 #: Parameters and defaults (ROS parameter types follow the defaults).
 PARAMETERS: dict[str, Any] = {

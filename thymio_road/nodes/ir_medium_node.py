@@ -39,16 +39,16 @@ someone subscribes.
 """
 from __future__ import annotations
 
-import math
 from functools import partial
+import math
 from typing import Any
 
 import numpy as np
 
 from swarm_comm import prox_comm
 from thymio_road.nodes import msgs
-from thymio_road.real.driver import COMM_RX_LABEL, COMM_RX_SIZE
 from thymio_road.nodes.params import declare, scenario_of_node
+from thymio_road.real.driver import COMM_RX_LABEL, COMM_RX_SIZE
 from thymio_road.scenario import robot_specs
 from thymio_road.sim.sensors import sheet_walls
 

@@ -16,9 +16,9 @@ Only the types of the interface contract (docs/design.md, "Interface contract") 
 from __future__ import annotations
 
 import array
+from dataclasses import dataclass
 import math
 import os
-from dataclasses import dataclass
 from typing import Any, Iterable
 
 import numpy as np
@@ -186,7 +186,7 @@ def typestore_for(name: str) -> Any:
     if name not in DISTROS:
         raise ValueError(f"unknown ROS 2 distro '{name}' (known: {', '.join(DISTROS)})")
     if name not in _STORES:
-        from rosbags.typesys import Stores, get_typestore
+        from rosbags.typesys import get_typestore, Stores
         _STORES[name] = get_typestore({'humble': Stores.ROS2_HUMBLE, 'jazzy': Stores.ROS2_JAZZY}[name])
     return _STORES[name]
 

@@ -38,9 +38,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from thymio_road.control.traffic_light import from_node_parameters, node_parameters, phase_names, TrafficLight
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import declare, scenario_of_node
-from thymio_road.control.traffic_light import TrafficLight, from_node_parameters, node_parameters, phase_names
 
 PERIOD = 0.1
 #: Battery state and comm enable are republished every this many periods.

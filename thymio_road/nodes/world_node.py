@@ -17,20 +17,20 @@ Topics nobody listens to are not built, as rclpy skips them too.
 """
 from __future__ import annotations
 
+from functools import partial
 import json
 import math
-import time
-from functools import partial
 from pathlib import Path
+import time
 from typing import Any
 
 import numpy as np
 
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import declare, declare_fields, scenario_of_node
+from thymio_road.scenario import robot_specs, world_params
 from thymio_road.sim import robot_model as rm
 from thymio_road.sim.layout import BARCODE_OUT, GROUND_OUT, PAIR, POSE_WIDTH, PROX_COUNT, PROX_OUT, STATE_POSE
-from thymio_road.scenario import robot_specs, world_params
 from thymio_road.sim.world import World, WorldParams
 
 #: Published poses further apart than this (ns) are a gap, not motion (as analysis/metrics.path_length).

@@ -17,12 +17,12 @@ event (10 Hz) and ``ros_comm_rx`` on every received IR message, and takes ``ros_
 """
 from __future__ import annotations
 
-import math
-import sys
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+import math
 from pathlib import Path
+import sys
 from typing import Any, Callable, Mapping, Protocol, Sequence
+import xml.etree.ElementTree as ET
 
 from thymio_road.sim import robot_model as rm
 

@@ -23,8 +23,8 @@ from file), and opens a live run (``thymio-road run --live``), a played bag or t
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
+import sys
 from typing import Any, Sequence
 
 from thymio_road.scenario import config_dir, load_scenario

@@ -15,17 +15,17 @@ swap the simulation of a robot for a ``thymio_driver`` in its namespace.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 import math
 import os
+from pathlib import Path
 import shutil
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from thymio_road.map.validation import ConfigError, load_yaml, show
 from thymio_road.ros.rviz_config import rviz_config_path
-from thymio_road.scenario import NodeSpec, Scenario, load_scenario, node_specs, robot_specs
+from thymio_road.scenario import load_scenario, node_specs, NodeSpec, robot_specs, Scenario
 
 PACKAGE = 'thymio_road'
 DRIVER = 'thymio_driver'

@@ -13,18 +13,18 @@ handlers or respawn, no per-process log prefixes, and the whole graph stops when
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import os
+from pathlib import Path
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Sequence
 
 import yaml
 
 from thymio_road.map import atomic
-from thymio_road.ros.launch_plan import LaunchPlan, console_script
+from thymio_road.ros.launch_plan import console_script, LaunchPlan
 from thymio_road.scenario import NodeSpec
 
 #: Environment variables that would make a node use the embedded runtime's message classes.

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import math
-import tempfile
 from pathlib import Path
+import tempfile
 from typing import Any, Sequence
 
 import yaml
 
 from thymio_road.nodes.world_node import MARKER_NAMESPACES
-from thymio_road.scenario import Scenario, config_dir, load_scenario
+from thymio_road.scenario import config_dir, load_scenario, Scenario
 from thymio_road.sim import robot_model as rm
 
 #: The shipped config/rviz/road_network.rviz is rviz_text() for this scenario's robots and map.

@@ -19,10 +19,10 @@ A file another process still holds open for writing (the recorder locks it) is l
 """
 from __future__ import annotations
 
-import os
-import shutil
 from dataclasses import dataclass, field
+import os
 from pathlib import Path
+import shutil
 from typing import Any
 
 from thymio_road.runtime.recorder import open_writer, write_distro
@@ -255,7 +255,7 @@ def _connection(writer: Any, channel: Any, schemas: dict[int, Any], hashes: dict
 
 def _rihs01(msgtype: str, encoding: str, msgdef: str) -> str:
     """The type hash metadata.yaml records, computed from the definition the file carries."""
-    from rosbags.typesys import Stores, get_types_from_idl, get_types_from_msg, get_typestore
+    from rosbags.typesys import get_types_from_idl, get_types_from_msg, get_typestore, Stores
     store = get_typestore(Stores.EMPTY)
     if encoding == 'ros2msg':
         store.register(get_types_from_msg(msgdef, msgtype))

@@ -14,9 +14,9 @@ in that queue, so it runs exactly when the message it replaces would have been d
 """
 from __future__ import annotations
 
-import heapq
 from collections import deque
 from dataclasses import dataclass, field
+import heapq
 from typing import Any, Callable
 
 from thymio_road.nodes.msgs import QoS

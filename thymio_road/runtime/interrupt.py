@@ -15,9 +15,9 @@ ignored with a note. SIGKILL cannot be caught: ``thymio-road bag repair`` is for
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 import signal
 import sys
-from contextlib import contextmanager
 from typing import Any, Iterator, TextIO
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)

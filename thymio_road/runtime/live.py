@@ -30,11 +30,11 @@ as fast as it can.
 """
 from __future__ import annotations
 
+from collections import deque
+from pathlib import Path
 import socket
 import threading
 import time
-from collections import deque
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from thymio_road.map.validation import ConfigError
@@ -284,7 +284,7 @@ def play_bag(path: Path, server: LiveServer, pace: float | None = 1.0,
     fast as it goes), announcing their log times as the server's clock. Topics that are not
     ROS 2 CDR (a ROS 1 bag's) are skipped and listed. Returns what was served."""
     from rosbags.highlevel import AnyReader
-    from rosbags.typesys import Stores, get_typestore
+    from rosbags.typesys import get_typestore, Stores
     result = PlayResult()
     pacer = Pacer(pace, stopping) if pace else None
     with AnyReader([Path(path)], default_typestore=get_typestore(Stores.LATEST)) as reader:

@@ -22,8 +22,8 @@ here. The subset, all present in Humble and Jazzy with the same signatures:
 """
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
+import logging
 from typing import Any, Callable
 
 from thymio_road.nodes import msgs

@@ -30,22 +30,22 @@ neither recorded nor subscribed has no subscriber and its publisher builds no me
 """
 from __future__ import annotations
 
+from functools import partial
+from pathlib import Path
 import re
 import shutil
 import struct
-from functools import partial
-from pathlib import Path
 from typing import Any
 
-import yaml
 from mcap.opcode import Opcode
 from mcap.records import MessageIndex
 from mcap.writer import CompressionType
 from mcap.writer import Writer as McapWriter
-from rosbags.interfaces import (Connection, MessageDefinitionFormat, Qos, QosDurability, QosHistory,
-                                QosLiveliness, QosReliability, QosTime)
+from rosbags.interfaces import (Connection, MessageDefinitionFormat, Qos, QosDurability, QosHistory, QosLiveliness,
+                                QosReliability, QosTime)
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.metadata import dump_qos_v8
+import yaml
 
 from thymio_road.analysis.bag import ROBOT_TOPICS, WORLD_TOPICS
 from thymio_road.map import atomic

@@ -13,33 +13,33 @@ holds an earlier run is refused, never overwritten.
 """
 from __future__ import annotations
 
-import json
-import sys
-import time
 from dataclasses import dataclass
 from functools import partial
+import json
 from pathlib import Path
+import sys
+import time
 from typing import Any, Callable
 
 import numpy as np
 
 from thymio_road.analysis.metrics import road_keeping_figures
+from thymio_road.map import atomic
+from thymio_road.map.validation import ConfigError
 from thymio_road.nodes import msgs
-from thymio_road.sim import robot_model as rm
 from thymio_road.nodes.controller_node import ControllerNode
 from thymio_road.nodes.ir_medium_node import IrMediumNode
 from thymio_road.nodes.traffic_light_node import TrafficLightNode
 from thymio_road.nodes.world_node import WorldNode
-from thymio_road.map import atomic
-from thymio_road.map.validation import ConfigError
+from thymio_road.runtime.contact_probe import ContactProbe
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.interrupt import StopRequest
 from thymio_road.runtime.node import EmbeddedNode
 from thymio_road.runtime.progress import progress_reporter
-from thymio_road.runtime.recorder import COMPRESSIONS, PROFILES, BagRecorder
-from thymio_road.runtime.contact_probe import ContactProbe
+from thymio_road.runtime.recorder import BagRecorder, COMPRESSIONS, PROFILES
 from thymio_road.runtime.stall_probe import STALL_TIME, StallProbe
-from thymio_road.scenario import Scenario, laps, node_specs
+from thymio_road.scenario import laps, node_specs, Scenario
+from thymio_road.sim import robot_model as rm
 
 NODE_CLASSES: dict[str, Callable[[Any], Any]] = {
     'thymio_world': WorldNode,

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from thymio_road.analysis.progress import ProgressDetector
 from thymio_road.analysis.sampling import HELD_PERIOD_NS, seconds
-from thymio_road.analysis.stalls import STALL_TIME, Places, StallDetector, warning
+from thymio_road.analysis.stalls import Places, STALL_TIME, StallDetector, warning
 from thymio_road.nodes import msgs
 from thymio_road.runtime.node import EmbeddedNode
 from thymio_road.runtime.truth_sampler import TruthSampler

@@ -12,8 +12,8 @@ lets contact resolution, which is Python (collision.py), be skipped when no two 
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from thymio_road.sim import kernel_cache
 from thymio_road.sim.kernel_cache import DIGEST

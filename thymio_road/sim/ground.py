@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 
+from thymio_road.map.tiles import TILE_MASK, TILE_SHIFT
 from thymio_road.sim import kernel_cache
 from thymio_road.sim import robot_model as rm
 from thymio_road.sim.kernel_cache import DIGEST
-from thymio_road.map.tiles import TILE_MASK, TILE_SHIFT
 from thymio_road.sim.layout import (BARCODE_INDEX, BARCODE_TILES, BLIND_AREA, BLIND_TILES, DIRECTORIES, LEFT,
                                     OFF_ROAD_FOR, PAIR, POSE, RIGHT, ROAD_INDEX, ROAD_LOSSES, ROAD_TILES, THETA,
                                     TIME_ON_ROAD, TIME_SENSED, X, Y)

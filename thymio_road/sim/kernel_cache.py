@@ -16,8 +16,8 @@ digest is not the current one (its kernels compile again at their first call, an
 """
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
+import zlib
 
 from numba.core.dispatcher import Dispatcher
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from thymio_road.sim import kernel_cache
 from thymio_road.sim import robot_model as rm
 from thymio_road.sim.kernel_cache import DIGEST
-from thymio_road.sim.layout import (CLOCK, GAIN, LEFT, LOG, LOGGED, MOTOR, ODOM, ODOM_SCALE, POSE, RIGHT, TARGET,
-                                    THETA, WHEEL, X, Y)
+from thymio_road.sim.layout import (CLOCK, GAIN, LEFT, LOG, LOGGED, MOTOR, ODOM, ODOM_SCALE, POSE, RIGHT, TARGET, THETA,
+                                    WHEEL, X, Y)
 
 AXLE = rm.AXLE_LENGTH
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from thymio_road.sim import kernel_cache
 from thymio_road.sim import robot_model as rm

@@ -12,20 +12,19 @@ Both are pure functions of the world's ground truth; a robot's reading is one co
 from __future__ import annotations
 
 import math
-import weakref
 from pathlib import Path
+import weakref
 
 import numpy as np
 
-from thymio_road.sim import robot_model as rm
-from thymio_road.sim.layout import END_A, END_B, PROX_COUNT, THETA, X, XY, Y
-from thymio_road.sim.ground import ground_pair
-from thymio_road.map.road_map import RoadMap
 from thymio_road.map import raster_cache
+from thymio_road.map.road_map import RoadMap
 from thymio_road.map.tiles import Tiled
+from thymio_road.sim import robot_model as rm
+from thymio_road.sim.ground import ground_pair
+from thymio_road.sim.layout import END_A, END_B, PROX_COUNT, THETA, X, XY, Y
 from thymio_road.sim.noise import NoiseStream
 from thymio_road.sim.proximity import prox_read
-
 
 _RESPONSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

@@ -19,21 +19,21 @@ with :func:`sense`.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from thymio_road.sim import kernel_cache
 from thymio_road.sim.broad_phase import any_pair_within, close_robots, within
 from thymio_road.sim.ground import ground_pair, road_truth
 from thymio_road.sim.kernel_cache import DIGEST
-from thymio_road.sim.layout import (BARCODE_OUT, COLS, DIRECTORIES, GROUND_CURSOR, GROUND_OUT, GROUND_SIGMA, GROUP, GROUP_SIZE,
-                                    HULL_REACH2, INTS, LEFT, LOG_STEP, LOSS_TIME, MOTOR_CURSOR, MOTOR_SIGMA,
+from thymio_road.sim.layout import (BARCODE_OUT, COLS, DIRECTORIES, GROUND_CURSOR, GROUND_OUT, GROUND_SIGMA, GROUP,
+                                    GROUP_SIZE, HULL_REACH2, INTS, LEFT, LOG_STEP, LOSS_TIME, MOTOR_CURSOR, MOTOR_SIGMA,
                                     MOVABLE, NEAR, NOISE_GROUND, NOISE_MOTOR, NOISE_PROX, ODOM, OUTS, PAIR, PERIOD,
                                     POINT_WIDTH, POSE, POSE_WIDTH, PROX_COUNT, PROX_CURSOR, PROX_OUT, PROX_REACH2,
                                     PROX_SIGMA, QUEUE, QUEUE_DONE, QUEUE_LEFT, QUEUE_RIGHT, QUEUE_ROBOT, RESOLUTION,
-                                    RESPONSE, RESPONSE_TILES, RIGHT, ROBOTS, ROBOT_INTS, ROWS, SEGMENTS, SENSE_R2, SETTLED, STATES,
-                                    STATE_ODOM, STATE_POSE, STATE_WHEEL, STOPPED_FOR, THETA, TOUCH_RADIUS,
-                                    TOUCH_RADIUS2, WALL_ENDS, WHEEL, X, Y)
+                                    RESPONSE, RESPONSE_TILES, RIGHT, ROBOT_INTS, ROBOTS, ROWS, SEGMENTS, SENSE_R2,
+                                    SETTLED, STATE_ODOM, STATE_POSE, STATE_WHEEL, STATES, STOPPED_FOR, THETA,
+                                    TOUCH_RADIUS, TOUCH_RADIUS2, WALL_ENDS, WHEEL, X, Y)
 from thymio_road.sim.motion import command, log_full, move_logged
 from thymio_road.sim.proximity import prox_rays
 

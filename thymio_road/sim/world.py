@@ -15,26 +15,26 @@ contacts are resolved after every tick.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 from typing import Any
 
 import numpy as np
 
-from thymio_road.sim import collision, layout
-from thymio_road.sim import tick as fused
-from thymio_road.sim import robot_model as rm
-from thymio_road.sim.broad_phase import any_pair_within, close_robots, within
-from thymio_road.sim.ground import FOLLOW, READING, road_truth
-from thymio_road.sim.layout import (BARCODE_OUT, CLOCK, GAIN, GROUND_OUT, GROUP, GROUP_SIZE, LEFT, LOG, LOGGED,
-                                    MOTOR, ODOM, ODOM_SCALE, OFF_ROAD_FOR, PAIR, POINT_WIDTH, POSE, POSE_WIDTH,
-                                    PROX_COUNT, PROX_OUT, QUEUE_COLUMNS, QUEUE_DONE, QUEUE_LEFT, QUEUE_RIGHT,
-                                    QUEUE_ROBOT, RIGHT, ROAD_LOSSES, SETTLED, STOPPED_FOR, TARGET, THETA,
-                                    TIME_ON_ROAD, TIME_SENSED, WHEEL, X, Y)
-from thymio_road.sim.motion import command, move_group_logged, move_logged
 from thymio_road.map import schema
 from thymio_road.map.road_map import RoadMap
 from thymio_road.map.schema import param
+from thymio_road.sim import collision, layout
+from thymio_road.sim import robot_model as rm
+from thymio_road.sim import tick as fused
+from thymio_road.sim.broad_phase import any_pair_within, close_robots, within
+from thymio_road.sim.ground import FOLLOW, READING, road_truth
+from thymio_road.sim.layout import (BARCODE_OUT, CLOCK, GAIN, GROUND_OUT, GROUP, GROUP_SIZE, LEFT, LOG, LOGGED, MOTOR,
+                                    ODOM, ODOM_SCALE, OFF_ROAD_FOR, PAIR, POINT_WIDTH, POSE, POSE_WIDTH, PROX_COUNT,
+                                    PROX_OUT, QUEUE_COLUMNS, QUEUE_DONE, QUEUE_LEFT, QUEUE_RIGHT, QUEUE_ROBOT, RIGHT,
+                                    ROAD_LOSSES, SETTLED, STOPPED_FOR, TARGET, THETA, TIME_ON_ROAD, TIME_SENSED, WHEEL,
+                                    X, Y)
+from thymio_road.sim.motion import command, move_group_logged, move_logged
 from thymio_road.sim.noise import NoiseStream
 from thymio_road.sim.sensors import GroundSensing, ProxSensing, sheet_walls
 
@@ -593,6 +593,7 @@ def _warm_marker() -> Any:
     from pathlib import Path
 
     import numba
+
     from thymio_road.sim.kernel_cache import DIGEST
     folder = getattr(getattr(fused.tick, '_cache', None), '_cache_path', None)
     if not folder:

@@ -63,19 +63,7 @@ def register(cls: type) -> type:
     return cls
 
 
-from thymio_road.control.rules import (  # noqa: E402,F401  (registration)
-    back_with_the_one_ahead,
-    blocked_crossing,
-    cannot_back,
-    facing_light,
-    give_up,
-    in_the_ring_path,
-    make_way,
-    merge_commit,
-    merge_watch,
-    outranked,
-    priority_close_up,
-    siding_clearance,
-    siding_distance,
-    yield_at_entry,
-)
+from thymio_road.control.rules import (back_with_the_one_ahead, blocked_crossing,  # noqa: E402,F401  (registration)
+                                       cannot_back, facing_light, give_up, in_the_ring_path, make_way, merge_commit,
+                                       merge_watch, outranked, priority_close_up, siding_clearance, siding_distance,
+                                       yield_at_entry)

@@ -14,7 +14,7 @@ the give-up, then back and lose the road."""
 from __future__ import annotations
 
 from thymio_road.control.events import Action, Event, State
-from thymio_road.control.rules import Rule, register
+from thymio_road.control.rules import register, Rule
 
 
 @register

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import deque
 
 from thymio_road.control.events import Action, Event, State
-from thymio_road.control.rules import Rule, register
+from thymio_road.control.rules import register, Rule
 
 #: How many makings of way the forward commands kept for backing cover.
 TRAIL_MAKE_WAYS = 4

@@ -13,7 +13,7 @@ robot the light let out next."""
 from __future__ import annotations
 
 from thymio_road.control.events import Action, State
-from thymio_road.control.rules import Rule, register
+from thymio_road.control.rules import register, Rule
 
 
 @register

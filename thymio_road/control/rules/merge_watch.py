@@ -13,7 +13,7 @@ blocked-crossing rule that the robot drives a branching's link, where the two li
 from __future__ import annotations
 
 from thymio_road.control.events import Action, State
-from thymio_road.control.rules import Rule, register
+from thymio_road.control.rules import register, Rule
 
 
 @register

@@ -11,7 +11,7 @@ hear the one behind only up to 15.5 cm (enki_doc). A priority vehicle also pause
 waits at a barcode's trigger, only that close, so that a robot held ahead of it hears it."""
 from __future__ import annotations
 
-from thymio_road.control.rules import Rule, register
+from thymio_road.control.rules import register, Rule
 
 
 @register

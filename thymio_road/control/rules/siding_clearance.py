@@ -12,7 +12,7 @@ and the road lane stood until the siding's next green. The release is forgotten 
 enters a siding and when it waits for its light again after making way."""
 from __future__ import annotations
 
-from thymio_road.control.rules import Rule, register
+from thymio_road.control.rules import register, Rule
 
 
 @register

@@ -9,7 +9,7 @@ counted its ``light_siding_count`` events standing still, stopped obeying the li
 beside a road robot; backing to make way and holding after it bring it no closer either."""
 from __future__ import annotations
 
-from thymio_road.control.rules import Rule, register
+from thymio_road.control.rules import register, Rule
 
 
 @register

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from thymio_road.control.events import Event
 from thymio_road.control.right_of_way import Role
-from thymio_road.control.rules import Rule, register
+from thymio_road.control.rules import register, Rule
 
 
 @register
