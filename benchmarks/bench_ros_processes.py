@@ -1,6 +1,14 @@
-"""Peak memory and start-up time of each node process of a real-ROS graph (``thymio-road ros``).
+"""Peak memory and start-up time of each node process of a real-ROS graph (``thymio-road ros``), or
+the memory of each node of a real ``ros2 launch`` in steady state (``--launch``).
 
     python benchmarks/bench_ros_processes.py [--scenarios oval final_traffic] [--seconds 25]
+    python benchmarks/bench_ros_processes.py --launch [--scenarios final] [--seconds 30]
+
+``--launch`` runs ``ros2 launch thymio_road road_network.launch.py scenario:=NAME`` (the ``ros2``
+beside this interpreter, else on PATH; thymio_road in its ament index: a pip install into the kit's
+venv, or a sourced colcon install space), waits `--seconds` and prints each node process's
+resident memory then (VmRSS: steady state) and its peak (VmHWM). Floor (issue #30): a controller
+under 150 MB of VmRSS after 30 s on the final map.
 
 Needs rclpy (``pip install '.[ros]'`` or the kit in ../shared/ros). Each scenario's graph runs as
 processes in a private DDS domain. Start-up is the wall time from the process's start until its
@@ -109,13 +117,99 @@ def measure(scenario: str, seconds: float, domain: str, alone: str | None = None
     return [(name, up.get(name), cpu.get(name), peaks.get(name)) for name in list(started)]
 
 
+def _status_mb(pid: int, field: str) -> float | None:
+    """A memory field of /proc/PID/status (VmRSS, VmHWM) in MB."""
+    try:
+        match = re.search(rf'{field}:\s+(\d+) kB', Path(f'/proc/{pid}/status').read_text())
+    except OSError:
+        return None
+    return int(match.group(1)) / 1024 if match else None
+
+
+def _node_name(pid: int) -> str | None:
+    """The fully qualified node name from a node process's `-r __ns:=… -r __node:=…`."""
+    try:
+        args = Path(f'/proc/{pid}/cmdline').read_bytes().decode(errors='replace').split('\0')
+    except OSError:
+        return None
+    found = dict(a.split(':=', 1) for a in args if a.startswith(('__ns:=', '__node:=')))
+    if '__node' not in found:
+        return None
+    return f"{found.get('__ns', '/').rstrip('/')}/{found['__node']}"
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        try:
+            children = [int(c) for c in Path(f'/proc/{todo[0]}/task/{todo[0]}/children').read_text().split()]
+        except OSError:
+            children = []
+        todo = todo[1:] + children
+        out += children
+    return out
+
+
+def measure_launch(scenario: str, seconds: float, domain: str) -> tuple[list[tuple[str, float | None, float | None]], int]:
+    """[(node, VmRSS MB, VmHWM MB)] of every node process of ``ros2 launch`` after `seconds`, and
+    the launch's exit code after Ctrl-C (SIGINT)."""
+    import shutil
+    ros2 = Path(sys.executable).parent / 'ros2'
+    ros2 = str(ros2) if ros2.is_file() else shutil.which('ros2')
+    if ros2 is None:
+        raise SystemExit('--launch needs the ros2 command line (../shared/ros/install.sh installs it)')
+    env = dict(os.environ, ROS_DOMAIN_ID=domain, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1')
+    env.pop('THYMIO_ROAD_EMBEDDED', None)
+    launch = subprocess.Popen([ros2, 'launch', 'thymio_road', 'road_network.launch.py', f'scenario:={scenario}'],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        time.sleep(seconds)
+        rows = [(name, _status_mb(pid, 'VmRSS'), _status_mb(pid, 'VmHWM'))
+                for pid in _descendants(launch.pid) if (name := _node_name(pid))]
+    finally:
+        launch.send_signal(signal.SIGINT)
+        try:
+            code = launch.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            launch.kill()
+            code = launch.wait()
+    return sorted(rows), code
+
+
+def main_launch(scenarios: list[str], seconds: float) -> int:
+    domain = str(20 + os.getpid() % 70)
+    failures = []
+    for scenario in scenarios:
+        rows, code = measure_launch(scenario, seconds, domain)
+        print(f'\nros2 launch thymio_road road_network.launch.py scenario:={scenario}: '
+              f'{len(rows)} node processes after {seconds:g} s (exit code after Ctrl-C: {code})')
+        print(f'{"process":32} {"RSS MB":>8} {"peak MB":>8}')
+        for name, rss, peak in rows:
+            print(f'{name:32} {"-" if rss is None else f"{rss:8.0f}":>8} {"-" if peak is None else f"{peak:8.0f}":>8}')
+        print(f'{"total":32} {sum(r for _, r, _ in rows if r):8.0f}')
+        if not rows:
+            failures.append(f'{scenario}: no node process running after {seconds:g} s')
+        limit = FLOORS['controller'][1]
+        failures += [f'{scenario} {name}: RSS {rss} MB (floor {limit:g} MB)' for name, rss, _ in rows
+                     if _kind(name) == 'controller' and (rss is None or rss > limit)]
+    print('\nfloor (controller RSS under 150 MB): ' + ('met' if not failures else 'NOT met:\n  ' + '\n  '.join(failures)))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--scenarios', nargs='+', default=['oval', 'final_traffic'])
-    parser.add_argument('--seconds', type=float, default=25.0, help='wall seconds each graph runs')
+    parser.add_argument('--scenarios', nargs='+', default=None,
+                        help='default: oval final_traffic (--launch: final)')
+    parser.add_argument('--seconds', type=float, default=None, help='wall seconds each graph runs (25; --launch: 30)')
+    parser.add_argument('--launch', action='store_true',
+                        help='run ros2 launch (road_network.launch.py) and print each node\'s RSS after --seconds')
     parser.add_argument('--world-alone', action='store_true',
                         help='also start the world by itself (its start-up without 20 others competing)')
     args = parser.parse_args()
+    if args.launch:
+        return main_launch(args.scenarios or ['final'], args.seconds or 30.0)
+    args.scenarios = args.scenarios or ['oval', 'final_traffic']
+    args.seconds = args.seconds or 25.0
     try:
         import rclpy
     except ImportError:

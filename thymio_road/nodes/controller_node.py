@@ -21,7 +21,9 @@ navigator says the robot is in and of the node it came from (:func:`thymio_road.
 from __future__ import annotations
 
 import json
+import sys
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -30,7 +32,7 @@ from thymio_road.nodes import msgs
 from thymio_road.nodes.params import convert, declare, declare_fields
 from thymio_road.sim import robot_model as rm
 from thymio_road.control.controller import ControllerParams, RoadController, State, led_colour
-from thymio_road.map.loader import parse_map
+from thymio_road.map.loader import load_map, parse_map
 from thymio_road.map.road_map import MapError
 from thymio_road.map.validation import parse_yaml
 from thymio_road.control.navigation import Navigator, parse_mission
@@ -232,13 +234,16 @@ def _graph_of_text(text: str) -> RoadGraph:
 
 @lru_cache(maxsize=4)
 def _graph_of_file(path: str) -> RoadGraph:
-    # Through the scenario's map cache: in the embedded runtime the world has loaded (and
-    # rendered) the same file, so the controllers share its RoadMap instead of a second raster.
-    from pathlib import Path
-
-    from thymio_road.scenario import _cached_map
     resolved = Path(path).resolve()
-    return RoadGraph.build(_cached_map(str(resolved), resolved.stat().st_mtime))
+    scenario = sys.modules.get('thymio_road.scenario')
+    if scenario is not None:
+        # The embedded runtime: the world of this process has loaded the same file through the
+        # scenario's map cache, so the controllers share its RoadMap instead of a second one.
+        return RoadGraph.build(scenario._cached_map(str(resolved), resolved.stat().st_mtime))
+    # A controller process of its own (ROS 2) loads the file as that cache does, without
+    # importing the scenario module: that pulled in the simulator, numba, llvmlite and scipy,
+    # 200 MB of RSS instead of 80 (benchmarks/bench_ros_processes.py --launch).
+    return RoadGraph.build(load_map(resolved))
 
 
 def main(args: list[str] | None = None) -> None:
