@@ -127,7 +127,7 @@ def first_step_in_a_fresh_process() -> float:
 def report(result: dict) -> None:
     print(f"\n{result['model']}: every robot sending once per 0.1 s, {result['density_per_m2']:.0f} robots/m²")
     for case, title in (('step', 'all in one step'), ('period', "the node's 10 ticks")):
-        print(f"  {title}:")
+        print(f'  {title}:')
         print(f"  {'robots':>7} {'compiled ms':>12} {'numpy ms':>10} {'ratio':>7} {'compiled RT':>12} {'numpy RT':>9}")
         for r in result['rows']:
             c = r[case]
@@ -135,7 +135,7 @@ def report(result: dict) -> None:
                   f" {c['compiled_real_time']:11.1f}x {c['numpy_real_time']:8.2f}x")
         if f'{case}_compiled_exponent_100_1000' in result:
             e = result[f'{case}_compiled_exponent_100_1000']
-            print(f"  cost exponent 100-1000: compiled {e:.2f} (target <= {TARGET_EXPONENT}), "
+            print(f'  cost exponent 100-1000: compiled {e:.2f} (target <= {TARGET_EXPONENT}), '
                   f"numpy {result[f'{case}_numpy_exponent_100_1000']:.2f}")
         at_1000 = [r[case] for r in result['rows'] if r['n'] == 1000]
         if at_1000:

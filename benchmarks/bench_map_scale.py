@@ -64,7 +64,7 @@ def serpentine(length: float, floor: float, lanes: int | None = None) -> dict:
             'barcodes': [{'road': 'serpentine', 'at': 0.3, 'code': 1}]}
 
 
-CHILD = r'''
+CHILD = r"""
 import json, resource, sys, time
 limit = float(sys.argv[2])
 if limit:
@@ -90,7 +90,7 @@ print(json.dumps({'road_m': sum(r.length for r in m.roads), 'load_s': t1 - t0, '
                   'rasters_s': t2 - t1, 'rasters_cpu': c2 - c1, 'raster_mb': sum(r.nbytes for r in rasters) / 2 ** 20,
                   'pixels': sum(r.tiles.size for r in rasters[:2]), 'base_mb': base,
                   'peak_mb': int(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))) / 1024}))
-'''
+"""
 
 
 def measure(path: Path, limit_gb: float = 0.0) -> dict:

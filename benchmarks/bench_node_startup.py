@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 NODES = ('thymio_world', 'thymio_controller', 'thymio_ir_medium', 'thymio_traffic_light')
 
-CHILD = r'''
+CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
 from thymio_road.runtime.executor import Executor
@@ -56,7 +56,7 @@ if spec['executable'] == 'thymio_world':
     first = time.perf_counter() - t2
 print(json.dumps({'import': t1 - t0, 'start': t2 - t1, 'start_cpu': c2 - c1, 'first': first,
                   'peak_mb': int(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))) / 1024}))
-'''
+"""
 
 
 def measure(scenario: str, executable: str) -> dict | None:

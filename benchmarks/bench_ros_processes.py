@@ -202,7 +202,7 @@ def main() -> int:
                         help='default: oval final_traffic (--launch: final)')
     parser.add_argument('--seconds', type=float, default=None, help='wall seconds each graph runs (25; --launch: 30)')
     parser.add_argument('--launch', action='store_true',
-                        help='run ros2 launch (road_network.launch.py) and print each node\'s RSS after --seconds')
+                        help="run ros2 launch (road_network.launch.py) and print each node's RSS after --seconds")
     parser.add_argument('--world-alone', action='store_true',
                         help='also start the world by itself (its start-up without 20 others competing)')
     args = parser.parse_args()

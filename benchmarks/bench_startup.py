@@ -31,7 +31,7 @@ import tempfile
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PHASES = r'''
+PHASES = r"""
 import resource, sys, time
 def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
@@ -54,7 +54,7 @@ last = 0.0
 for name, t in marks:
     print(f'  {name:38s} {t - last:6.2f} s')
     last = t
-'''
+"""
 
 
 def child_cpu(argv: list[str], env: dict) -> float:
@@ -109,7 +109,7 @@ def main() -> None:
     if args.cold:
         with tempfile.TemporaryDirectory() as cache:
             cold = run_once(ROOT, args.scenario, args.duration, {'THYMIO_ROAD_CACHE': cache}, options)
-        print(f'  this tree with an empty raster cache (a map\'s first run): {cold:.2f} s')
+        print(f"  this tree with an empty raster cache (a map's first run): {cold:.2f} s")
     if args.phases:
         print('this tree, phase by phase (CPU):')
         with tempfile.TemporaryDirectory() as tmp:

@@ -65,9 +65,9 @@ def main() -> None:
     wall, cpu, big = timed(f'compiled, grid {grid}', lambda: estimate_threshold(grid=grid))
     factor = PAPER_OBSERVATIONS / big.observations
     label = 'measured' if factor == 1 else f'extrapolated linearly (x{factor:g})'
-    print(f"paper grid {PAPER_GRID} = {PAPER_OBSERVATIONS:.4g} observations, {label}: "
-          f"{cpu * factor:,.0f} s cpu = {cpu * factor / 60:.1f} min on one core (wall {wall * factor / 60:.1f} min); "
-          f"numpy before #15 at its rate: {PAPER_OBSERVATIONS / (old.observations / old_cpu) / 3600:.2f} h")
+    print(f'paper grid {PAPER_GRID} = {PAPER_OBSERVATIONS:.4g} observations, {label}: '
+          f'{cpu * factor:,.0f} s cpu = {cpu * factor / 60:.1f} min on one core (wall {wall * factor / 60:.1f} min); '
+          f'numpy before #15 at its rate: {PAPER_OBSERVATIONS / (old.observations / old_cpu) / 3600:.2f} h')
 
 
 if __name__ == '__main__':

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_map_scale import exponent, serpentine  # noqa: E402
 
-CHILD = r'''
+CHILD = r"""
 import json, sys, time
 from collections import defaultdict
 from thymio_road.nodes import msgs
@@ -73,7 +73,7 @@ wall0, cpu0 = time.perf_counter(), time.process_time()
 graph.run(1.0 + duration)
 wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
 print(json.dumps({'wall': wall, 'cpu': cpu, 'parts': dict(spent)}))
-'''
+"""
 
 
 def case(folder: Path, count: int) -> Path:

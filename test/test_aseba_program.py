@@ -81,11 +81,11 @@ class Token:
     value: int = 0
 
 
-_TOKEN = re.compile(r'''
+_TOKEN = re.compile(r"""
     (?P<ws>[ \t\r]+) | (?P<nl>\n) | (?P<block>\#\*.*?\*\#) | (?P<comment>\#[^\n]*) |
     (?P<num>0x[0-9a-fA-F]+|0b[01]+|[0-9]+) | (?P<id>[A-Za-z_][A-Za-z0-9_.]*) |
     (?P<op>==|!=|<=|>=|<<|>>|\+\+|--|\+=|-=|\*=|/=|%=|[-+*/%<>=&|^~()\[\],:])
-''', re.VERBOSE | re.DOTALL)
+""", re.VERBOSE | re.DOTALL)
 
 
 def tokenize(source: str) -> list[Token]:
@@ -152,7 +152,7 @@ class Checker:
                 self.i += 1
                 name = self.take('id')
                 if name.text not in THYMIO_EVENTS and name.text not in self.events:
-                    self.fail(f"onevent {name.text}: no such local or declared event", name)
+                    self.fail(f'onevent {name.text}: no such local or declared event', name)
                 if name.text in self.handlers:
                     self.fail(f'onevent {name.text} defined twice', name)
                 self.handlers.add(name.text)
@@ -427,7 +427,7 @@ def test_checker_accepts_aseba_from_tdmclients_transpiler():
     """An independent producer of Aseba: tdmclient's Python → Aseba transpiler."""
     from tdmclient.atranspiler import ATranspiler
     import tdmclient.module_thymio
-    source = '''
+    source = """
 x = 0
 s = [0, 0, 0, 0, 0, 0, 0]
 @onevent
@@ -450,7 +450,7 @@ def timer0():
     global x
     while x > 0:
         x -= 1
-'''
+"""
     transpiler = ATranspiler()
     transpiler.modules = {**transpiler.modules, 'thymio': tdmclient.module_thymio.ModuleThymio(transpiler)}
     transpiler.set_preamble('from thymio import *\n')

@@ -510,7 +510,7 @@ def test_yaml_bomb_refused_fast_and_small(tmp_path, kind, text):
     path.write_text(text)
     loader = ('from thymio_road.scenario import load_scenario as load' if kind == 'scenario'
               else 'from thymio_road.map.loader import load_map as load')
-    code = f'''
+    code = f"""
 import sys, time, tracemalloc
 {loader}
 from thymio_road.map.validation import ConfigError
@@ -522,7 +522,7 @@ except ConfigError as exc:
     message = str(exc)
 seconds = time.perf_counter() - start
 print(seconds, tracemalloc.get_traced_memory()[1], len(message))
-'''
+"""
     # tracemalloc, not ru_maxrss: a child started by vfork inherits the parent's peak through exec.
     proc = subprocess.run([sys.executable, '-c', code, str(path)], capture_output=True, text=True, timeout=60,
                           env={**os.environ, 'PYTHONPATH': str(ROOT)})

@@ -46,7 +46,7 @@ def test_run_help_describes_the_outputs(capsys):
 @pytest.mark.parametrize('flags,message', [
     (['--workers', '0'], "argument --workers: must be an integer in 1..256, got '0'"),
     (['--workers', 'many'], "argument --workers: must be an integer in 1..256, got 'many'"),
-    (['--scheduler', 'localhost'], "argument --scheduler: must be a dask scheduler address such as "
+    (['--scheduler', 'localhost'], 'argument --scheduler: must be a dask scheduler address such as '
                                    "tcp://host:8786, got 'localhost'"),
     (['--workers', '2', '--scheduler', 'tcp://127.0.0.1:8786'],
      'argument --scheduler: not allowed with argument --workers'),

@@ -280,7 +280,7 @@ def test_pdf_tiles_are_1_to_1_pieces_of_the_map(road_map, tmp_path):
 
 
 def test_svg_pages_and_preview_files(road_map, tmp_path):
-    files = export_map(road_map, tmp_path / "map.svg", page="A3").files
+    files = export_map(road_map, tmp_path / 'map.svg', page='A3').files
     layout = tile_layout(800, 600, 'A3')
     names = sorted(p.name for p in files)
     assert names[0] == 'map-preview.svg' and 'map.svg' in names

@@ -316,7 +316,7 @@ def test_record_without_rosbag2_refuses_the_launch(monkeypatch):
     choice: 'bag'") and the graph ran on unrecorded."""
     which = lambda name: f'/opt/ros/jazzy/bin/{name}'  # noqa: E731
     with pytest.raises(lg.LaunchArgumentError, match="record:=true needs 'ros2 bag' with MCAP storage, but "
-                       "ros2bag and rosbag2_storage_mcap are not installed"):
+                       'ros2bag and rosbag2_storage_mcap are not installed'):
         lg.plan({'record': 'true'}, which=which, installed=lambda package: False)
     with pytest.raises(lg.LaunchArgumentError, match='but rosbag2_storage_mcap is not installed'):
         lg.plan({'record': 'true'}, which=which, installed=lambda package: package == 'ros2bag')

@@ -145,7 +145,7 @@ def test_imports_point_down_the_layers():
 
 def test_the_checker_sees_imports_inside_functions_and_cycles():
     """The checks above would fail on the layout this test exists to prevent."""
-    source = "def f():\n    from thymio_road.sim.world import World\n"
+    source = 'def f():\n    from thymio_road.sim.world import World\n'
     tree_imports = _imports_from_source('thymio_road.map.fake', source, {'thymio_road.sim.world'})
     assert tree_imports == {'thymio_road.sim.world'}
     assert _cycle({'a': {'b'}, 'b': {'c'}, 'c': {'a'}}) == ['a', 'b', 'c', 'a']

@@ -161,7 +161,7 @@ def test_the_serpentine_has_its_length_and_loads():
     assert road_map.roads[0].closed
 
 
-LOAD_UNDER_LIMIT = r'''
+LOAD_UNDER_LIMIT = r"""
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (3 * 2 ** 30, 3 * 2 ** 30))
 from thymio_road.map.loader import load_map
@@ -171,7 +171,7 @@ rasters = [noiseless_response(m), m.road_index, m.blind_area, m.barcode_index]
 # VmHWM, not ru_maxrss: ru_maxrss survives exec, so a child of a large pytest process reports the parent's peak.
 hwm_kb = int(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))
 print(round(sum(r.length for r in m.roads)), sum(r.nbytes for r in rasters) // 2 ** 20, hwm_kb // 1024)
-'''
+"""
 
 
 @pytest.mark.slow

@@ -53,7 +53,7 @@ def test_bounded_by_the_map_not_by_7(final_map):
 def test_the_navigator_checks_with_it(final_map):
     graph = RoadGraph.build(final_map)
     assert Navigator(graph, mission='5, 2').mission == [5, 2]
-    with pytest.raises(MissionError, match=r"mission location 6 is not on map .* \(locations: \[1, 2, 3, 4, 5\]\)"):
+    with pytest.raises(MissionError, match=r'mission location 6 is not on map .* \(locations: \[1, 2, 3, 4, 5\]\)'):
         Navigator(graph, mission=[6])
     with pytest.raises(MissionError, match="got '²'"):
         Navigator(graph).set_mission('²')

@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Libraries only the world (numba kernels), the rasters (scipy) and the pictures (matplotlib) need.
 HEAVY = ('numba', 'llvmlite', 'scipy', 'matplotlib', 'thymio_road.scenario', 'thymio_road.sim.world')
 
-CONTROLLER_WITH_A_MAP_FILE = f'''
+CONTROLLER_WITH_A_MAP_FILE = f"""
 import re, sys
 from thymio_road.runtime.executor import Executor
 from thymio_road.runtime.node import EmbeddedNode
@@ -19,7 +19,7 @@ assert node.navigator is not None and node.navigator.mission == [3, 1], node.nav
 print(' '.join(m for m in {HEAVY!r} if m in sys.modules))
 # VmHWM, not ru_maxrss, which Linux keeps across the exec from a big pytest process
 print(int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)) // 1024)
-'''
+"""
 
 
 def test_a_controller_given_the_map_file_loads_no_simulator_library():

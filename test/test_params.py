@@ -26,7 +26,7 @@ def test_conversion_is_lossless_or_refused():
     assert convert(10, float, 'w') == 10.0 and isinstance(convert(10, float, 'w'), float)
     assert convert(5, str, 'w') == '5'
     assert convert(True, bool, 'w') is True
-    with pytest.raises(ParameterTypeError, match=r"w: must be an integer, got 2.5 \(float\)"):
+    with pytest.raises(ParameterTypeError, match=r'w: must be an integer, got 2.5 \(float\)'):
         convert(2.5, int, 'w')
     with pytest.raises(ParameterTypeError, match='must be a number'):
         convert(True, float, 'w')

@@ -81,7 +81,7 @@ def test_missions_reach_the_controllers(tmp_path):
                                             r'\(locations: 1\)'):
         load_scenario(nowhere)
     bad = write(tmp_path, {**BASE, 'robots': {**BASE['robots'], 'missions': {'thymio1': 'home'}}}, 'bad.yaml')
-    with pytest.raises(ScenarioError, match=r"bad.yaml: scenario.robots.missions.thymio1: mission must be location "
+    with pytest.raises(ScenarioError, match=r'bad.yaml: scenario.robots.missions.thymio1: mission must be location '
                                             r"numbers separated by commas, got 'home'"):
         load_scenario(bad)
 

@@ -46,7 +46,7 @@ def test_a_list_of_roads_and_the_refusal_names_the_largest_count(tmp_path):
     scenario = load_scenario(_spread(tmp_path, ['north', 'south'], 30))
     assert {e.road for e in scenario.robots} == {'north', 'south'}
     fit = sc._place_spread(scenario.road_map, ['north', 'south'], 1)[1]
-    with pytest.raises(ScenarioError, match=rf"{fit + 1} robots do not fit on the 2 roads .*: at most {fit}$"):
+    with pytest.raises(ScenarioError, match=rf'{fit + 1} robots do not fit on the 2 roads .*: at most {fit}$'):
         load_scenario(_spread(tmp_path, ['north', 'south'], fit + 1))
     assert len(load_scenario(_spread(tmp_path, ['north', 'south'], fit)).robots) == fit
     with pytest.raises(ScenarioError, match=r'at most 90$'):

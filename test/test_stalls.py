@@ -99,7 +99,7 @@ def test_stall_time_must_be_positive():
         StallDetector(['a'], stall_time=0)
 
 
-BLOCKED = '''name: blocked
+BLOCKED = """name: blocked
 map: oval
 duration: 70
 seed: 1
@@ -107,7 +107,7 @@ robots:
   count: 3
   road: loop
   overrides: {thymio1: {speed: 0}}   # thymio1 never drives: the others queue behind it
-'''
+"""
 
 
 @pytest.mark.slow

@@ -115,7 +115,7 @@ def test_resume_keeps_an_interrupted_sweeps_runs_and_runs_only_the_others(tmp_pa
     (part / 'r2-s1' / 'summary.json').write_text(json.dumps(other))
     (part / 'r2-s2' / 'summary.json').unlink()
     assert main(args[:-4] + ['--out', str(part), '--workers', '1', '--resume']) == 2
-    assert 'a run of 2 robots, seed 7, 5 s, not this sweep\'s 2 robots, seed 1, 5 s' in capsys.readouterr().err
+    assert "a run of 2 robots, seed 7, 5 s, not this sweep's 2 robots, seed 1, 5 s" in capsys.readouterr().err
     assert ran == [2] and not (part / 'r2-s2' / 'summary.json').exists()
 
 
@@ -149,7 +149,7 @@ def test_stuck_is_judged_by_progress_where_the_run_measured_it():
 def test_scenario_lists_expand_generated_ranges():
     assert scenario_list('generated:1-3,final_traffic') == ['generated:1', 'generated:2', 'generated:3',
                                                             'final_traffic']
-    with pytest.raises(Exception, match="generated:1-30"):
+    with pytest.raises(Exception, match='generated:1-30'):
         scenario_list('generated:x')
     # Seeds after a generated part are generated maps too, as in --seeds (not scenarios named '12').
     assert scenario_list('generated:4,9,12-13,final') == ['generated:4', 'generated:9', 'generated:12',

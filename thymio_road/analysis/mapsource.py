@@ -89,7 +89,7 @@ def resolve_map(rec: Recording, map_path: str | Path | None = None,
         try:
             from thymio_road.scenario import load_scenario
             road_map = load_scenario(path).road_map
-            return _from_map(road_map, f"scenario {path} (from summary.json)", rec, notes)
+            return _from_map(road_map, f'scenario {path} (from summary.json)', rec, notes)
         except (ConfigError, OSError) as exc:
             notes.append(f'summary.json names scenario {path}, which cannot be loaded: {exc}')
     if rec.grid is not None:

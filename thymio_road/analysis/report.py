@@ -456,7 +456,7 @@ def _html(analysis: Analysis, files: dict[str, Path]) -> str:
     if not analysis.episodes:
         absent.append('no collisions or near misses, so no contact timeline')
     if not _timed_laps(analysis):
-        absent.append('no lap was timed (a lap time needs two crossings of a closed road\'s start), '
+        absent.append("no lap was timed (a lap time needs two crossings of a closed road's start), "
                       'so no lap plot')
     if absent:
         text = '; '.join(absent)

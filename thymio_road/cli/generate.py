@@ -26,16 +26,16 @@ SIZE_CHOICES = ('small', 'medium', 'large')
 
 def register(map_sub: Any) -> None:
     gen = map_sub.add_parser('generate', help='a random, valid road network and its traffic scenario',
-                             description='Draws a road network from the project\'s pieces (roundabouts with '
+                             description="Draws a road network from the project's pieces (roundabouts with "
                                          '2-4 arms, crossroads, branchings, locations, balloons and loops, '
                                          'speed codes), checks it as `map check` does and that every road is '
                                          'reachable from every other, and writes it with a traffic scenario '
-                                         '(final_traffic\'s settings). The same seed gives the same bytes. '
+                                         "(final_traffic's settings). The same seed gives the same bytes. "
                                          'Without --out the map goes to stdout; generated:N (generated:N:SIZE) '
                                          'names the same map and scenario anywhere a shipped one is named.')
     gen.add_argument('--seed', type=arg_int(0, MAX_SEED), required=True, help='generator seed')
     gen.add_argument('--size', choices=SIZE_CHOICES, default='small',
-                     help='small (at most 7.8 x 4.9 m, the final map\'s floor; the default), medium '
+                     help="small (at most 7.8 x 4.9 m, the final map's floor; the default), medium "
                           '(10 x 7.5 m) or large (12 x 8 m)')
     gen.add_argument('--out', type=Path, metavar='FILE',
                      help='write the map to FILE (.yaml) and its traffic scenario beside it as '
@@ -46,7 +46,7 @@ def register(map_sub: Any) -> None:
     passages = map_sub.add_parser('passages', help='one robot on each generated map: every passage checked '
                                                    'against ground truth',
                                   description='For each generator seed, one calibrated robot with random '
-                                              'decisions drives the map (the final scenario\'s settings); each '
+                                              "decisions drives the map (the final scenario's settings); each "
                                               'passage is checked against ground truth. Prints how many maps '
                                               'passed (every passage on the chosen branch, no road loss), the '
                                               'passages by intersection kind, the ways through intersections '
@@ -57,7 +57,7 @@ def register(map_sub: Any) -> None:
                           help='simulated seconds per map (default: 1800)')
     passages.add_argument('--seed', type=arg_int(0, MAX_SEED), default=1,
                           help="the robot's random seed (default: 1)")
-    passages.add_argument('--json', type=Path, metavar='FILE', help='also write every map\'s row and the totals')
+    passages.add_argument('--json', type=Path, metavar='FILE', help="also write every map's row and the totals")
     from thymio_road.experiments import sweep
     sweep.add_arguments(passages, 'maps')
     passages.set_defaults(func=cmd_passages)
@@ -76,7 +76,7 @@ def _targets(out: Path, name: str) -> tuple[Path, Path]:
     if out.is_dir():
         return out / f'{name}.yaml', out / f'{name}_traffic.yaml'
     if out.suffix.lower() not in ('.yaml', '.yml'):
-        raise OutputError(f"--out {out}: give a map file name ending in .yaml (its scenario goes beside it) "
+        raise OutputError(f'--out {out}: give a map file name ending in .yaml (its scenario goes beside it) '
                           'or an existing folder')
     return out, out.with_name(f'{out.stem}_traffic.yaml')
 
@@ -96,8 +96,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     made = generate_map(args.seed, args.size)
     m = made.road_map
     kinds = ', '.join(f'{n} {k}{"s" if n != 1 else ""}' for k, n in _kinds(m))
-    what = (f"generated:{args.seed}" + ('' if args.size == 'small' else f':{args.size}') +
-            f" ({args.size}): {m.width:g} x {m.height:g} m, {kinds}")
+    what = (f'generated:{args.seed}' + ('' if args.size == 'small' else f':{args.size}') +
+            f' ({args.size}): {m.width:g} x {m.height:g} m, {kinds}')
     if targets is None:
         sys.stdout.write(made.text)
         print(f'{what}\nthe map is above; --out FILE also writes its traffic scenario, or name both '

@@ -76,16 +76,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(metavar='COMMAND')
 
     run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)',
-                         description='Run a scenario\'s ROS 2 nodes in one process on simulated time, '
+                         description="Run a scenario's ROS 2 nodes in one process on simulated time, "
                                      'faster than real time, without ROS. Writes <out>/bag/ (rosbag2, '
                                      'MCAP, every topic unless --record says otherwise), <out>/summary.json and <out>/trajectories.png. '
                                      'Ctrl-C or SIGTERM stops the run, closes the bag and exits with 130. '
                                      'The same scenario and seed give the same recording.')
     run.add_argument('--scenario', default=DEFAULT_SCENARIO,
                      help=f'shipped scenario name or a scenario file (default: {DEFAULT_SCENARIO})')
-    run.add_argument('--robots', type=ROBOTS, help='number of robots (default: the scenario\'s)')
-    run.add_argument('--duration', type=DURATION, help='simulated seconds (default: the scenario\'s)')
-    run.add_argument('--seed', type=SEED, help='random seed (default: the scenario\'s)')
+    run.add_argument('--robots', type=ROBOTS, help="number of robots (default: the scenario's)")
+    run.add_argument('--duration', type=DURATION, help="simulated seconds (default: the scenario's)")
+    run.add_argument('--seed', type=SEED, help="random seed (default: the scenario's)")
     run.add_argument('--out', type=Path, help='output folder (default: runs/<scenario>-<time>)')
     run.add_argument('--record', choices=('full', 'analysis', 'none'), default='full',
                      help='what the bag records: every topic (full, the default), only what `analyze` '
@@ -116,9 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument('--scenario', default=DEFAULT_SCENARIO,
                            help=f'shipped scenario name or a scenario file whose robots are calibrated '
                                 f'(default: {DEFAULT_SCENARIO})')
-    calibrate.add_argument('--robots', type=ROBOTS, help='number of robots (default: the scenario\'s)')
-    calibrate.add_argument('--seed', type=SEED, help='random seed of the robots\' wheel gains and noise '
-                                                    '(default: the scenario\'s)')
+    calibrate.add_argument('--robots', type=ROBOTS, help="number of robots (default: the scenario's)")
+    calibrate.add_argument('--seed', type=SEED, help="random seed of the robots' wheel gains and noise "
+                                                    "(default: the scenario's)")
     calibrate.add_argument('--out', type=Path, required=True,
                            help='YAML file of per-robot overrides; name it in the scenario as '
                                 'robots: {calibration: FILE}')
@@ -132,8 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     passages.add_argument('--scenario', default='simple',
                           help='shipped scenario name or a scenario file with intersections (default: simple)')
     passages.add_argument('--duration', type=DURATION,
-                          help='simulated seconds (default: the scenario\'s)')
-    passages.add_argument('--seed', type=SEED, help='random seed (default: the scenario\'s)')
+                          help="simulated seconds (default: the scenario's)")
+    passages.add_argument('--seed', type=SEED, help="random seed (default: the scenario's)")
     passages.add_argument('--out', type=Path, help='write the result as JSON to this file')
     passages.set_defaults(func=cmd_passages)
 
@@ -272,7 +272,7 @@ def cmd_map_check(args: argparse.Namespace) -> int:
     grey = road_map.grey  # rendering is part of the check
     rows, cols = grey.shape
     total = road_map.road_length
-    print(f'{args.path}: ok: map \'{road_map.name}\', {road_map.width} × {road_map.height} m, '
+    print(f"{args.path}: ok: map '{road_map.name}', {road_map.width} × {road_map.height} m, "
           f"{len(road_map.roads)} road{'s' if len(road_map.roads) != 1 else ''}, {total:.2f} m of road,"
           f' raster {cols} × {rows} px '
           f'at {road_map.resolution * 1000:g} mm')

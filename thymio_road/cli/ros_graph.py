@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ros = sub.add_parser(
         'ros', help='run a scenario as ROS 2 processes (rclpy; no ros2 launch needed)',
         description='Start the nodes road_network.launch.py would start, as separate rclpy processes '
-                    'with launch_ros-style parameter files. Arguments are the launch file\'s, as name:=value '
+                    "with launch_ros-style parameter files. Arguments are the launch file's, as name:=value "
                     f'({names}). Needs rclpy (pip install ".[ros]"). Stop with Ctrl-C.')
     ros.add_argument('scenario', nargs='?', help='shipped scenario name or file (same as scenario:=...)')
     ros.add_argument('arguments', nargs='*', metavar='NAME:=VALUE', help='launch arguments')
@@ -40,7 +40,7 @@ def cmd_ros(args: argparse.Namespace) -> int:
     for text in given:
         name, sep, value = text.partition(':=')
         if not sep or not name:
-            print(f"error: argument {text!r}: expected NAME:=VALUE (for example robots:=3)", file=sys.stderr)
+            print(f'error: argument {text!r}: expected NAME:=VALUE (for example robots:=3)', file=sys.stderr)
             return 2
         arguments[name] = value
     if args.duration is not None and not args.duration > 0:

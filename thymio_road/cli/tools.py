@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction, map_sub: argparse._SubParsersActio
 
 def _map_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
-    group.add_argument('--map', help='map file the run used, or a shipped map\'s name (default: found '
+    group.add_argument('--map', help="map file the run used, or a shipped map's name (default: found "
                                      'from the bag)')
     group.add_argument('--scenario', help='scenario the run used (name or file)')
 
@@ -211,10 +211,10 @@ def cmd_map_export(args: argparse.Namespace) -> int:
     suffix = args.out.suffix.lower().lstrip('.')
     if args.format and suffix != args.format:
         raise OutputError(f"--out {args.out}: the file name ends in '.{suffix}' but --format is "
-                          f"{args.format}; name it {args.out.stem}.{args.format}")
+                          f'{args.format}; name it {args.out.stem}.{args.format}')
     if not args.format and suffix not in ('svg', 'pdf'):
         raise OutputError(f"--out {args.out}: unknown format '.{suffix}': give a file name ending in .svg "
-                          "or .pdf (or --format)")
+                          'or .pdf (or --format)')
     check_out_file(args.out)
     road_map = load_map(find_config('maps', args.map))
     try:
@@ -227,8 +227,8 @@ def cmd_map_export(args: argparse.Namespace) -> int:
                          f'{len(done.files) - 1} files beside {done.files[0]} (the whole sheet)')
         skipped = f', {done.blank_tiles} blank tiles not printed' if done.blank_tiles else ''
         print(f"map '{road_map.name}' at 1:1: {done.tiles + 1} {args.page} pages (a preview and "
-              f"{done.tiles} tiles{skipped}) {where}")
+              f'{done.tiles} tiles{skipped}) {where}')
     else:
         print(f"{done.files[0]}: map '{road_map.name}' at 1:1, one page of "
-              f"{road_map.width * 100:g} x {road_map.height * 100:g} cm")
+              f'{road_map.width * 100:g} x {road_map.height * 100:g} cm')
     return 0

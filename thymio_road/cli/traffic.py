@@ -49,7 +49,7 @@ def scenario_list(text: str) -> list[str]:
                 numbers = seeds(part.split(':', 1)[1])
             except argparse.ArgumentTypeError:
                 raise argparse.ArgumentTypeError(f"generated maps look like 'generated:1-30' or 'generated:4', "
-                                                 f"got {part!r}") from None
+                                                 f'got {part!r}') from None
             out += [f'generated:{n}' for n in numbers]
         else:
             out.append(part)
@@ -64,13 +64,13 @@ def register(sub: Any) -> None:
                              description='Runs the scenario (no recording) for every robot count and seed, '
                                          'keeps each summary.json under --out, and prints one row per run: '
                                          'passages, hull contacts, stalls not at a light, the longest light '
-                                         'hold, wrong-way episodes, and the last 10 minutes\' passages against '
-                                         'the first 10 minutes\'.')
+                                         "hold, wrong-way episodes, and the last 10 minutes' passages against "
+                                         "the first 10 minutes'.")
     traffic.add_argument('--scenario', default='final_traffic', help='scenario (default: final_traffic)')
     traffic.add_argument('--maps', type=scenario_list, metavar='LIST',
-                         help="several scenarios instead of --scenario: generated maps and shipped or file "
+                         help='several scenarios instead of --scenario: generated maps and shipped or file '
                               "scenarios, e.g. 'generated:1-30' or 'generated:4,final_traffic'; the tables then "
-                              "add runs per failure class and the throughput per scenario against a lone robot")
+                              'add runs per failure class and the throughput per scenario against a lone robot')
     traffic.add_argument('--robots', type=arg_int(1, MAX_ROBOTS), nargs='+', help='robot counts (default: 10)')
     traffic.add_argument('--seeds', type=seeds, help="seeds, '1-5' or '1,3' (default: 1-5; 1 with --fundamental)")
     traffic.add_argument('--duration', type=arg_float(0, MAX_DURATION, low_open=True),
@@ -82,7 +82,7 @@ def register(sub: Any) -> None:
                               'fundamental.png and fundamental.json in --out')
     traffic.add_argument('--out', type=Path, help='folder of the runs (default: runs/traffic-<time>)')
     traffic.add_argument('--resume', action='store_true',
-                         help="keep the runs an interrupted sweep left in --out (each summary.json of the same "
+                         help='keep the runs an interrupted sweep left in --out (each summary.json of the same '
                               'robots, seed and duration) and run only the others; run the sweep from the same '
                               'code, or the table mixes two versions')
     sweep.add_arguments(traffic)
@@ -90,11 +90,11 @@ def register(sub: Any) -> None:
 
     priority = sub.add_parser('priority', help="time a priority vehicle's trip alone and in traffic",
                               description="The scenario's thymio1 (kind priority, with a mission) is timed "
-                                          'from its start to its last arrival, alone and with the scenario\'s '
+                                          "from its start to its last arrival, alone and with the scenario's "
                                           'other robots, per seed (docs/traffic.md).')
     priority.add_argument('--scenario', default='priority', help='scenario (default: priority)')
     priority.add_argument('--robots', type=arg_int(2, MAX_ROBOTS), help="robots in traffic (default: the scenario's)")
-    priority.add_argument('--seeds', type=seeds, default=[1, 2, 3, 4, 5], help="seeds (default: 1-5)")
+    priority.add_argument('--seeds', type=seeds, default=[1, 2, 3, 4, 5], help='seeds (default: 1-5)')
     priority.add_argument('--limit', type=arg_float(0, MAX_DURATION, low_open=True), default=1500.0,
                           help='simulated seconds before a trip counts as not arrived (default: 1500)')
     priority.add_argument('--json', action='store_true', help='print the rows as JSON')
@@ -103,7 +103,7 @@ def register(sub: Any) -> None:
 
     recovery = sub.add_parser('recovery', help='put a robot down lost beside a lane, from each side, and count '
                                                'how often it rejoins it in the driving direction',
-                              description="Trials per side (white, black, across from either side) with the "
+                              description='Trials per side (white, black, across from either side) with the '
                                           "report's recovery and with recovery 'both' (docs/navigation.md).")
     recovery.add_argument('--map', default='oval', help='map file or shipped map name (default: oval)')
     recovery.add_argument('--trials', type=arg_int(1, 100000), default=20, help='trials per side (default: 20)')

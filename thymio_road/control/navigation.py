@@ -96,7 +96,7 @@ def parse_mission(mission: str | int | Sequence[int | str], locations: Collectio
     if locations is not None:
         for n in out:
             if n not in locations:
-                raise MissionError(f"no location {n} on {map_label} (locations: "
+                raise MissionError(f'no location {n} on {map_label} (locations: '
                                    f"{', '.join(map(str, sorted(locations))) or 'none'})", n)
     return out
 

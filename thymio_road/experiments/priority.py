@@ -47,7 +47,7 @@ def trip(scenario: str, robots: int, seed: int, limit: float) -> Trip:
     graph = Graph(sc)
     nav = graph.controller(PRIORITY_ROBOT).navigator
     if nav is None or not nav.mission:
-        raise ValueError(f"scenario {scenario!r}: {PRIORITY_ROBOT} has no mission to time")
+        raise ValueError(f'scenario {scenario!r}: {PRIORITY_ROBOT} has no mission to time')
     goal = len(nav.mission)
     arrived: list[float] = []
 

@@ -90,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser, what: str = 'runs') -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument('--workers', type=arg_int(1, MAX_WORKERS), metavar='N',
                        help=f'spread the {what} over N local worker processes (dask.distributed); '
-                            f'1 runs them one after another in this process (default: the machine\'s '
+                            f"1 runs them one after another in this process (default: the machine's "
                             f'cores, {default_workers()} here; the results are the same)')
     group.add_argument('--scheduler', type=scheduler_address, metavar='ADDRESS',
                        help=f"send the {what} to an existing dask cluster's scheduler, e.g. tcp://host:8786 "
@@ -185,7 +185,7 @@ def _distributed(fn: Callable[[Any], Any], jobs: list[Any], workers: int, schedu
         from distributed import as_completed, Client, LocalCluster
         from distributed.diagnostics.plugin import SchedulerPlugin
     except ImportError:
-        raise SweepError("--workers above 1 and --scheduler need dask.distributed: "
+        raise SweepError('--workers above 1 and --scheduler need dask.distributed: '
                          "pip install 'dask[distributed]' (or --workers 1)") from None
 
     class Deaths(SchedulerPlugin):

@@ -157,7 +157,7 @@ def _kept_outcome(job: TrafficJob, path: Path) -> sweep.Outcome:
         summary = json.loads(text)
         found = (summary['robots_count'], summary['seed'], summary['requested_s'])
     except (ValueError, KeyError, TypeError) as exc:
-        raise OutputExists(f'{path}: not a run\'s summary ({exc}); remove it to run it again') from None
+        raise OutputExists(f"{path}: not a run's summary ({exc}); remove it to run it again") from None
     wanted = (job.robots, job.seed, job.duration)
     if found != wanted or summary.get('interrupted'):
         raise OutputExists(f'{path}: a run of {found[0]} robots, seed {found[1]}, {found[2]:g} s'
@@ -300,7 +300,7 @@ def throughput(rows: list[dict]) -> str:
     for (scenario, robots), group in groups.items():
         rate = [r['per_robot_minute'] for r in group if r['per_robot_minute'] is not None]
         speed = [r['relative_speed'] for r in group if r.get('relative_speed') is not None]
-        lines.append(f"| {scenario} | {robots} | {len(group)} | {_mean(rate)} | {_mean(speed)} | "
+        lines.append(f'| {scenario} | {robots} | {len(group)} | {_mean(rate)} | {_mean(speed)} | '
                      f"{sum(r['ok'] for r in group)}/{len(group)} |")
     return '\n'.join(lines)
 

@@ -54,7 +54,7 @@ def smallest_without_loss(rows: list[dict]) -> float | None:
 
 
 def register(sub: Any) -> None:
-    parser = sub.add_parser('turns', help='road losses on turns of each radius, per speed (the map loader\'s limits)')
+    parser = sub.add_parser('turns', help="road losses on turns of each radius, per speed (the map loader's limits)")
     parser.add_argument('--shape', choices=('square', 'circle'), default='square',
                         help='four 90° turns, or a full circle (default: square)')
     parser.add_argument('--direction', choices=('left', 'right'), default='left')
@@ -74,7 +74,7 @@ def _cmd_turns(args: argparse.Namespace) -> int:
                        [int(s) for s in args.seeds])
         limit = smallest_without_loss(rows)
         found.append({'speed': speed, 'smallest_radius_cm': limit, 'rows': rows})
-        print(f"{args.direction} {args.shape}, speed {speed}: " +
+        print(f'{args.direction} {args.shape}, speed {speed}: ' +
               ', '.join(f"{r['radius_cm']:g} cm {r['road_losses']}" for r in rows) +
               f"  -> smallest without a road loss: {'none' if limit is None else f'{limit:g} cm'}")
     args.out.mkdir(parents=True, exist_ok=True)

@@ -77,7 +77,7 @@ def traffic_text(road_map: RoadMap, name: str, map_file: str, config: Path, capa
               'final_traffic scenario (config/scenarios/final_traffic.yaml says why each is what it is):',
               'lights at every light place of the map, IR, avoidance v2, the improved traffic rules.']
     if count < robots:
-        header.append(f"Road {place.road} holds at most {place.capacity} robots {0.25:g} m apart off its "
+        header.append(f'Road {place.road} holds at most {place.capacity} robots {0.25:g} m apart off its '
                       f'barcodes and intersections: {count} robots, not {robots}.')
     data = {'name': name, 'map': map_file, 'duration': base['duration'], 'seed': base['seed'],
             'controller': base['controller'],

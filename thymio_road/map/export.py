@@ -347,8 +347,8 @@ def tile_pages(road_map: RoadMap, layout: Layout, margin: float = MARGIN,
                     name=f'r{row + 1}c{i + 1}')
         _tile_marks(page, layout, i, j, sheet_w, sheet_h, margin, overlap)
         page.marks.append(Text(margin + overlap + 2.0, layout.height - margin + 5.0,
-                               f"{road_map.name}: page {n} of {len(wanted)}, row {row + 1} of {layout.rows}, "
-                               f"column {i + 1} of {layout.cols}. Print at 100 % (1:1).", 7.0))
+                               f'{road_map.name}: page {n} of {len(wanted)}, row {row + 1} of {layout.rows}, '
+                               f'column {i + 1} of {layout.cols}. Print at 100 % (1:1).', 7.0))
         pages.append(page)
     return pages
 
@@ -428,8 +428,8 @@ def preview_page(road_map: RoadMap, layout: Layout, margin: float = MARGIN,
     roads = road_map.road_length
     bars = len(getattr(road_map, 'barcodes', ()))
     page.marks.append(Text(margin, ph - margin - 4, f"Map '{road_map.name}': {sheet_w / 10:g} x "
-                           f"{sheet_h / 10:g} cm sheet, {len(road_map.roads)} roads ({roads:.2f} m), "
-                           f"{bars} barcodes/marks", 10.0))
+                           f'{sheet_h / 10:g} cm sheet, {len(road_map.roads)} roads ({roads:.2f} m), '
+                           f'{bars} barcodes/marks', 10.0))
     count = layout.cols * layout.rows if tiles is None else len(tiles)
     blank = layout.cols * layout.rows - count
     page.marks.append(Text(margin, ph - margin - 9, f'{count} {layout.page} tile pages '

@@ -141,7 +141,7 @@ def _check(name: str, value: float, low: float, high: float, why: str = '', unit
     a road it would generate: `approach: 0` was reported as a road's straight length)."""
     if not (math.isfinite(value) and low <= value <= high):
         from thymio_road.map.validation import show
-        raise ValueError(f"{name}: {show(value)}: must be a number in [{low:.3g}, {high:.3g}] {unit}"
+        raise ValueError(f'{name}: {show(value)}: must be a number in [{low:.3g}, {high:.3g}] {unit}'
                          + (f' ({why})' if why else ''))
 
 

@@ -160,8 +160,8 @@ def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_wid
                      f"within road '{road_id}' (0..{road.length:.3f} m), got {at}..{barcode.end:.3f}")
     u_in, u_out = barcode.lateral_span(road_width)
     if not 0 <= gap <= MAX_BARCODE_GAP:
-        f.fail('gap', f"{show(gap)}: must be a number in [0, {MAX_BARCODE_GAP}] m (a negative gap prints the bits "
-                      "onto the road, a wide one puts them beyond the right ground sensor)")
+        f.fail('gap', f'{show(gap)}: must be a number in [0, {MAX_BARCODE_GAP}] m (a negative gap prints the bits '
+                      'onto the road, a wide one puts them beyond the right ground sensor)')
     if not u_in + 0.004 <= RIGHT_SENSOR_OFFSET <= u_out - 0.004:
         f.fail('width', f'the bits span {u_in * 1000:.1f}..{u_out * 1000:.1f} mm right of the centre '
                         f'line but the right ground sensor runs {RIGHT_SENSOR_OFFSET * 1000:.1f} mm '
@@ -171,9 +171,9 @@ def _parse_barcode(data: Any, source: str, ctx: str, roads: list[Road], road_wid
         if overlaps and isinstance(piece, Arc) and piece.turn < 0 and piece.radius <= u_out:
             f.fail('at', f'the bits would cross the centre of a right turn of radius {piece.radius} m')
         if overlaps and isinstance(piece, Arc) and bits > 1 and piece.radius < min_arc:
-            f.fail('at', f"{at}..{barcode.end:.3f} m lies on an arc of radius {piece.radius:g} m "
+            f.fail('at', f'{at}..{barcode.end:.3f} m lies on an arc of radius {piece.radius:g} m '
                          f"({offset:.3f}..{offset + piece.length:.3f} m of road '{road_id}'); barcodes "
-                         f"are read reliably only on straights and arcs of radius >= {min_arc:g} m "
+                         f'are read reliably only on straights and arcs of radius >= {min_arc:g} m '
                          '(docs/maps.md, "Barcodes on arcs"): move it onto a straight')
     return barcode
 
@@ -351,7 +351,7 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
     f.context = f"intersections[{i}] {kind} '{params['id']}'"
     f.done()
     if not _ID.fullmatch(params['id']):
-        f.fail('id', f"must be a letter, then letters, digits or _ (it names ROS namespaces such as "
+        f.fail('id', f'must be a letter, then letters, digits or _ (it names ROS namespaces such as '
                      f"/light_<id>), got {show(params['id'])}")
     params = {k: v for k, v in params.items() if v is not None}
     if kind in ('roundabout', 'crossroad'):
@@ -363,7 +363,7 @@ def _parse_element(data: Any, source: str, i: int) -> tuple[str, str, dict]:
         wanted = 'four' if kind == 'crossroad' else 'at least two'
         if (len(arms) != 4 if kind == 'crossroad' else len(arms) < 2) or \
                 not all(isinstance(a, str) for a in arms) or len(set(arms)) != len(arms):
-            f.fail('arms', f"must name {wanted} distinct arms, got {show(arms)}")
+            f.fail('arms', f'must name {wanted} distinct arms, got {show(arms)}')
         params['heading'] = math.radians(params.pop('heading_deg', 0.0))
         params['rid' if kind == 'roundabout' else 'cid'] = params.pop('id')
     elif kind == 'location':

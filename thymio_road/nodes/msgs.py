@@ -61,7 +61,7 @@ TYPES = {
 #: Message packages a pip-installed rclpy may lack (no tf2_msgs wheel exists): without them the
 #: nodes skip what needs them (TF) and say so once (:data:`TF_MISSING`).
 OPTIONAL_PACKAGES = ('tf2_msgs',)
-TF_MISSING = ("tf2_msgs is not installed: TF (/tf, /tf_static) is not published; install it "
+TF_MISSING = ('tf2_msgs is not installed: TF (/tf, /tf_static) is not published; install it '
               "(ros-<distro>-tf2-msgs, or ../shared/ros/install.sh) for RViz's TF display")
 
 _NUMPY = {

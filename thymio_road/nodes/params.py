@@ -89,5 +89,5 @@ def scenario_of_node(node: Any) -> Any:
         raise ValueError(f"{where} scenario_file: empty: give a shipped scenario's name "
                          f'(default {DEFAULT_SCENARIO}) or the path of a scenario file')
     if count < 0:
-        raise ValueError(f'{where} robot_count: must be 0 (the scenario\'s) or more, got {count}')
+        raise ValueError(f"{where} robot_count: must be 0 (the scenario's) or more, got {count}")
     return load_scenario(scenario_file, robots=count or None, seed=None if seed < 0 else seed)

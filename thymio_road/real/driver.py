@@ -125,7 +125,7 @@ def load_program(path: str | Path | None = None) -> AsebaProgram:
     if len(nodes) != 1 or not (nodes[0].text or '').strip():
         raise ValueError(f'{path}: expected exactly one <node> with Aseba source, got {len(nodes)}')
     if events != EVENTS:
-        raise ValueError(f'{path}: events {events} differ from the driver\'s {EVENTS}')
+        raise ValueError(f"{path}: events {events} differ from the driver's {EVENTS}")
     return AsebaProgram(path, events, nodes[0].text)
 
 
@@ -351,7 +351,7 @@ class DriverParams:
             if not getattr(self, name) > 0:
                 raise ValueError(f'{name} must be > 0 s, got {getattr(self, name)}')
         if self.keepalive >= ROBOT_WATCHDOG:
-            raise ValueError(f'keepalive must be shorter than the robot\'s {ROBOT_WATCHDOG} s watchdog, '
+            raise ValueError(f"keepalive must be shorter than the robot's {ROBOT_WATCHDOG} s watchdog, "
                              f'got {self.keepalive}')
         if not 0 <= self.speed_deadband <= 100:
             raise ValueError(f'speed_deadband must be in 0..100 units, got {self.speed_deadband}')

@@ -89,7 +89,7 @@ def parse_bool(value: str, name: str) -> bool:
         return True
     if text in ('false', '0', 'no', 'off', ''):
         return False
-    raise LaunchArgumentError(f"launch argument {name}:={value!r}: expected true or false")
+    raise LaunchArgumentError(f'launch argument {name}:={value!r}: expected true or false')
 
 
 def parse_int(value: str, name: str, low: int, high: int) -> int:
@@ -139,7 +139,7 @@ def load_calibration(path: str | Path | None) -> dict[str, dict[str, Any]]:
         for key, value in entry.items():
             kind = CALIBRATION_FIELDS.get(key)
             if kind is None:
-                raise LaunchArgumentError(f"{path}: {robot}.{key}: unknown field "
+                raise LaunchArgumentError(f'{path}: {robot}.{key}: unknown field '
                                           f"(known: {', '.join(CALIBRATION_FIELDS)})")
             ok = isinstance(value, str) if kind is str else \
                 isinstance(value, int) and not isinstance(value, bool) if kind is int else \
@@ -260,7 +260,7 @@ def plan(arguments: Mapping[str, str], which: Callable[[str], str | None] | None
     args = {name: default for name, default, _ in ARGUMENTS}
     unknown = set(arguments) - set(args)
     if unknown:
-        raise LaunchArgumentError(f"unknown launch argument(s) {sorted(unknown)} "
+        raise LaunchArgumentError(f'unknown launch argument(s) {sorted(unknown)} '
                                   f"(known: {', '.join(args)})")
     args.update({k: str(v) for k, v in arguments.items()})
     robots = parse_int(args['robots'], 'robots', 0, 1000)
@@ -285,15 +285,15 @@ def plan(arguments: Mapping[str, str], which: Callable[[str], str | None] | None
     record = ProcessSpec(record_command(args['bag'])) if parse_bool(args['record'], 'record') else None
     if record is not None and which('ros2') is None:
         raise LaunchArgumentError("launch argument record:=true needs 'ros2' (ros2 bag record with "
-                                  "rosbag2_storage_mcap), which is not on PATH; source a ROS 2 install, or "
+                                  'rosbag2_storage_mcap), which is not on PATH; source a ROS 2 install, or '
                                   "record an embedded run with 'thymio-road run'")
     missing = [package for package in RECORD_PACKAGES if record is not None and not installed(package)]
     if missing:
         # `ros2 bag record` would die at once ("invalid choice: 'bag'") and the graph run unrecorded.
         raise LaunchArgumentError(f"launch argument record:=true needs 'ros2 bag' with MCAP storage, but "
                                   f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not installed "
-                                  "(no such package in AMENT_PREFIX_PATH): install ros-<distro>-rosbag2 and "
-                                  "ros-<distro>-rosbag2-storage-mcap, or record an embedded run with "
+                                  '(no such package in AMENT_PREFIX_PATH): install ros-<distro>-rosbag2 and '
+                                  'ros-<distro>-rosbag2-storage-mcap, or record an embedded run with '
                                   "'thymio-road run'")
     rviz = None
     if parse_bool(args['rviz'], 'rviz'):
@@ -323,8 +323,8 @@ def console_script(executable: str) -> Path:
     found = shutil.which(executable)
     if found is None:
         where = f'{prefix}/lib/{PACKAGE}/' if prefix else f'lib/{PACKAGE}/'
-        raise LaunchArgumentError(f"executable {executable!r} is neither in {where} nor on PATH: install "
-                                  "thymio_road (colcon build, or pip install . in this environment)")
+        raise LaunchArgumentError(f'executable {executable!r} is neither in {where} nor on PATH: install '
+                                  'thymio_road (colcon build, or pip install . in this environment)')
     return Path(found)
 
 
