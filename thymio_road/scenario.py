@@ -28,7 +28,7 @@ from thymio_road.control.right_of_way import MAX_ID
 from thymio_road.control.traffic_light import (Battery, BATTERY_KEY, LOCATION_ONLY, node_parameters, setting_types,
                                                Timing)
 from thymio_road.map import starts
-from thymio_road.map.loader import load_map
+from thymio_road.map.map_cache import load_checked_map
 from thymio_road.map.road_graph import RoadGraph
 from thymio_road.map.road_map import RoadMap
 from thymio_road.map.schema import check_values
@@ -128,8 +128,10 @@ class LightEntry:
 
 @lru_cache(maxsize=8)
 def _cached_map(path: str, mtime: float) -> RoadMap:
-    """Maps by resolved path and modification time: nodes of one process share the raster."""
-    return load_map(path)
+    """Maps by resolved path and modification time: nodes of one process share the raster; a
+    map checked by an earlier run is read back (map/map_cache.py).
+    """
+    return load_checked_map(path)
 
 
 #: The key by which a scenario file names the scenario it changes (`extends: final_traffic`).

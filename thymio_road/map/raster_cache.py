@@ -17,7 +17,8 @@ A raster that builds in less than MIN_BUILD_TIME is not stored (the small maps o
 calibration track, built in memory at every calibrated run, is. The folder is
 $THYMIO_ROAD_CACHE/rasters if set, else $XDG_CACHE_HOME/thymio_road/rasters
 (~/.cache/thymio_road/rasters); files are written whole and renamed into place, and the oldest
-go when the folder outgrows MAX_BYTES. $THYMIO_ROAD_RASTER_CACHE=0 turns the cache off.
+go when the folder outgrows MAX_BYTES. $THYMIO_ROAD_RASTER_CACHE=0 turns the cache off (and
+map/map_cache.py's checked maps, kept in the same folder).
 """
 from __future__ import annotations
 
@@ -112,7 +113,7 @@ def cached(road_map: Any, name: str, build: Callable[[], Any], sources: tuple[st
         with atomic_path(path) as tmp:
             with open(tmp, 'wb') as f:
                 np.savez(f, **_pack(value))
-        _prune(where)
+        prune(where)
     except OSError:
         pass  # a full or read-only disk: the raster is still good
     return value
@@ -135,10 +136,12 @@ def _unpack(data: Any) -> Any:
     return Tiled(tuple(int(v) for v in data['shape']), directory, tiles)
 
 
-def _prune(where: Path) -> None:
-    """Remove the oldest files while the folder holds more than MAX_BYTES."""
+def prune(where: Path) -> None:
+    """Remove the oldest files (rasters, and the checked maps of map/map_cache.py) while the
+    folder holds more than MAX_BYTES.
+    """
     files = []
-    for path in where.glob('*.npz'):
+    for path in [*where.glob('*.npz'), *where.glob('*.pickle')]:
         try:
             stat = path.stat()
         except OSError:

@@ -195,8 +195,13 @@ class RoadGraph:
     # --- construction ----------------------------------------------------------------------------
     @classmethod
     def build(cls, road_map: RoadMap) -> 'RoadGraph':
-        """Derive the graph; raises MapError for what makes it impossible to derive."""
-        return _Builder(road_map).build()
+        """Derive the graph, once per map object (RoadMap.derived); raises MapError for what makes
+        it impossible to derive.
+        """
+        graph = road_map.derived.get('road_graph')
+        if graph is None:
+            graph = road_map.derived['road_graph'] = _Builder(road_map).build()
+        return graph
 
 
 class _Builder:

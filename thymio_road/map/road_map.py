@@ -14,9 +14,10 @@ Everything in memory is metres and radians (map files use degrees: :mod:`thymio_
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 import math
+from typing import Any
 
 import numpy as np
 
@@ -107,6 +108,10 @@ class RoadMap:
     roads: tuple[Road, ...]
     barcodes: tuple[Barcode, ...] = ()
     intersections: tuple[Intersection, ...] = ()
+    #: What layers above derive from the map once per map object (its road graph): the checks, the
+    #: scenario and the controllers of a process share it, and it is kept with a map that
+    #: map/map_cache.py stores. Not an argument, so that dataclasses.replace starts it afresh.
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def road(self, road_id: str) -> Road:
         for road in self.roads:
