@@ -186,8 +186,8 @@ def typestore_for(name: str) -> Any:
     if name not in DISTROS:
         raise ValueError(f"unknown ROS 2 distro '{name}' (known: {', '.join(DISTROS)})")
     if name not in _STORES:
-        from rosbags.typesys import get_typestore, Stores
-        _STORES[name] = get_typestore({'humble': Stores.ROS2_HUMBLE, 'jazzy': Stores.ROS2_JAZZY}[name])
+        from thymio_road.nodes.typestores import interface_typestore
+        _STORES[name] = interface_typestore(name, TYPES.values())
     return _STORES[name]
 
 
