@@ -41,7 +41,8 @@ def serpentine(length: float, floor: float, lanes: int | None = None) -> dict:
     of RADIUS turning alternately left and right, and a return leg down the left side.
 
     Each lane plus its U-turn and its share of the return leg is SPACING + π·RADIUS + its length,
-    so `lanes` lanes of L metres make lanes · (L + π·RADIUS + SPACING) metres of road."""
+    so `lanes` lanes of L metres make lanes · (L + π·RADIUS + SPACING) metres of road.
+    """
     if lanes is None:
         lanes = 4
         while length / lanes - math.pi * RADIUS - SPACING > floor - 2 * MARGIN - 2 * SPACING - RADIUS:

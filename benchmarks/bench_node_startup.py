@@ -61,7 +61,8 @@ print(json.dumps({'import': t1 - t0, 'start': t2 - t1, 'start_cpu': c2 - c1, 'fi
 
 def measure(scenario: str, executable: str) -> dict | None:
     """One node of the scenario (the first of its kind) in a fresh process, with the parameters
-    node_specs gives it (as the launch files pass them)."""
+    node_specs gives it (as the launch files pass them).
+    """
     from thymio_road.scenario import load_scenario, node_specs
     spec = next((s for s in node_specs(load_scenario(scenario)) if s.executable == executable), None)
     if spec is None:

@@ -115,7 +115,8 @@ def run_case(args, folder: Path, profile: str, compression: str = 'zstd', timed:
 
 def best_case(args, folder: Path, profile: str, compression: str = 'zstd'):
     """The fastest of `args.repeat` runs (each into its own folder): a shared machine's
-    neighbours slow some runs down, never speed one up."""
+    neighbours slow some runs down, never speed one up.
+    """
     runs = []
     for k in range(args.repeat):
         sub = folder / f'run{k}'

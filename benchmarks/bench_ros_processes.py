@@ -152,7 +152,8 @@ def _descendants(pid: int) -> list[int]:
 
 def measure_launch(scenario: str, seconds: float, domain: str) -> tuple[list[tuple[str, float | None, float | None]], int]:
     """[(node, VmRSS MB, VmHWM MB)] of every node process of ``ros2 launch`` after `seconds`, and
-    the launch's exit code after Ctrl-C (SIGINT)."""
+    the launch's exit code after Ctrl-C (SIGINT).
+    """
     import shutil
     ros2 = Path(sys.executable).parent / 'ros2'
     ros2 = str(ros2) if ros2.is_file() else shutil.which('ros2')

@@ -35,7 +35,8 @@ WALL_FIELDS = ('wall_time_s', 'real_time_factor')
 
 def sweep(out: Path, workers: int, args: argparse.Namespace) -> tuple[float, float]:
     """Seconds from the command's start to its exit, and the CPU seconds of it and its worker
-    processes (its table goes to out/table.json)."""
+    processes (its table goes to out/table.json).
+    """
     command = [sys.executable, '-m', 'thymio_road.cli', 'traffic', '--scenario', args.scenario,
                '--robots', str(args.robots), '--seeds', args.seeds, '--duration', str(args.duration),
                '--out', str(out), '--workers', str(workers)]

@@ -331,7 +331,8 @@ def _lower_bound(sorted_keys: np.ndarray, key: int) -> int:
 @njit(cache=True)
 def _robots_near(cx: float, cy: float, radius: float, grid: tuple, cell: float, out: np.ndarray) -> int:
     """Positions in cell order of the robots of the cells that the disc (cx, cy, radius) overlaps,
-    into `out`; returns their count."""
+    into `out`; returns their count.
+    """
     x0, y0, width, nx, ny, sorted_keys = grid
     ix0 = max(int(math.floor((cx - radius - x0) / cell)), -1)
     ix1 = min(int(math.floor((cx + radius - x0) / cell)), nx + 1)
@@ -522,7 +523,8 @@ def _check_gains(gains: np.ndarray | None, n: int) -> np.ndarray | None:
 
 def range_with_gain(params: ProxCommParams, gain: float) -> float:
     """Range (m) of one emitter straight at one receiver when its intensity is scaled by `gain`:
-    the distance where g·w/(d − x0)² equals the threshold's 1/(d_t − x0)², capped at ρ."""
+    the distance where g·w/(d − x0)² equals the threshold's 1/(d_t − x0)², capped at ρ.
+    """
     if gain <= 0:
         return 0.0
     # threshold response r_t = response(1/(d_t − x0)²)  →  d_t from the inverse of the law
@@ -603,7 +605,8 @@ class ProxCommChannel:
         """:meth:`step` without its checks, for a caller whose inputs are valid by construction
         (the IR medium node, 60 steps a simulated second): finite float poses (n×3), distinct
         int64 transmitter indices, int64 payloads in range, a bool receivers mask (n), and the
-        gains (n) or None when all are 1."""
+        gains (n) or None when all are 1.
+        """
         if len(tx) == 0 or not rx_mask.any():
             return Receptions.empty()
         xy = np.ascontiguousarray(poses[:, :2])

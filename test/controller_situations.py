@@ -30,7 +30,8 @@ def drive(c: RoadController, steps: int, ground=GREY, prox=CLEAR) -> list[tuple[
 
 def read_code(c: RoadController, code: int) -> None:
     """Drive over a barcode of `code` (Table 6) at the robot's speed: the trigger bit, then the
-    three bits sampled where the report's schedule samples them (Appendix A)."""
+    three bits sampled where the report's schedule samples them (Appendix A).
+    """
     assert c.state is State.ROAD, c.state
     first, second, third, end = c.read_schedule()
     bits = {first: code & 1, second: code & 2, third: code & 4}
@@ -104,7 +105,8 @@ def past_link(c: RoadController) -> RoadController:
 
 def at_location(c: RoadController, lane: str = 'road') -> RoadController:
     """At a location: on its road lane past the siding's entry (`lane='road'`: ACTION, past the
-    first mark), or in its siding (`lane='siding'`: EXIT)."""
+    first mark), or in its siding (`lane='siding'`: EXIT).
+    """
     read_code(choosing(c, 'continue' if lane == 'road' else 'exit'), CODES[Action.LOCATION])
     mark(c)
     if lane == 'road':
@@ -141,7 +143,8 @@ def crossing_crossroad(c: RoadController) -> RoadController:
 
 def leaving_siding(c: RoadController) -> RoadController:
     """Out of a location's siding after the delivery stop: ROAD, still in the siding's light
-    lane (the light's siding codes command it)."""
+    lane (the light's siding codes command it).
+    """
     at_location(c, 'siding')
     for _ in range(c.params.location_count + c.params.stop_count + 5):
         if c.state is State.ROAD:

@@ -23,7 +23,8 @@ def chunk_offsets(data: bytes) -> list[int]:
 
 def middle_of_chunk(data: bytes, k: int) -> int:
     """An offset halfway through the k-th chunk record (with compressed chunks, the midpoint
-    between two chunk starts may fall in the first one's message indexes, after it is complete)."""
+    between two chunk starts may fall in the first one's message indexes, after it is complete).
+    """
     start = chunk_offsets(data)[k]
     (length,) = struct.unpack_from('<Q', data, start + 1)
     return start + (9 + length) // 2

@@ -273,7 +273,8 @@ def naive_step(channel, poses: np.ndarray, transmitters: np.ndarray, payloads: n
                gains: np.ndarray | None = None) -> Receptions:
     """The same model without spatial pruning: every transmitter against every robot, every robot
     as a possible occluder (O(n²) per step). `channel` is any channel with the same parameters
-    (params, walls, sensors, hull), compiled or not."""
+    (params, walls, sensors, hull), compiled or not.
+    """
     channel = ReferenceChannel(channel.params, channel.walls, channel.sensors, channel.hull)
     poses, tx, pay, rx_mask = _check_inputs(poses, transmitters, payloads, receivers)
     gain = _check_gains(gains, len(poses))

@@ -643,7 +643,8 @@ def test_a_yaml_bomb_in_a_recorded_map_description_is_refused_quickly():
 def test_time_per_mode_from_the_controllers_mode_events(tmp_path):
     """The modes that override a state's driving (docs/controller.md) are seen by `analyze`: per
     robot, time per mode adds up to the recording's length and shows the yields at roundabout
-    entries, the deliveries and the light holds."""
+    entries, the deliveries and the light holds.
+    """
     from thymio_road.runtime.run import run_scenario
     scenario = load_scenario('final_traffic', duration=120.0, seed=1)
     run_scenario(scenario, tmp_path, record='analysis', progress=False, picture=False)

@@ -402,7 +402,8 @@ CASES += NEW_CASES
 @pytest.fixture
 def folder(tmp_path, request):
     """A case folder, with `ro/`, a folder nobody can write (root too: chattr +i where it works),
-    when the case names it."""
+    when the case names it.
+    """
     args = getattr(getattr(request.node, 'callspec', None), 'params', {}).get('args', ['ro/'])
     if not any('ro/' in a for a in args):
         yield tmp_path
@@ -436,7 +437,8 @@ def _snapshot(root: Path) -> dict[str, bytes | None]:
 
 class _Cli:
     """`thymio-road ARGS` in a process of its own, forked from one that imported the command once
-    (test/cli_server.py): the same main() as the console script, without 2-4 s of imports a case."""
+    (test/cli_server.py): the same main() as the console script, without 2-4 s of imports a case.
+    """
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen([sys.executable, str(ROOT / 'test' / 'cli_server.py')], stdin=subprocess.PIPE,
@@ -505,7 +507,8 @@ def test_at_least_fifty_cases():
 @pytest.mark.parametrize('kind, text', [('scenario', BOMB + scenario()), ('map', BOMB + a_map(size='*i'))])
 def test_yaml_bomb_refused_fast_and_small(tmp_path, kind, text):
     """A billion-laughs file is refused from its node count, before anything is built: measured in
-    a fresh process (peak of Python allocations while loading) with a generous bound on the time."""
+    a fresh process (peak of Python allocations while loading) with a generous bound on the time.
+    """
     path = tmp_path / f'{kind}.yaml'
     path.write_text(text)
     loader = ('from thymio_road.scenario import load_scenario as load' if kind == 'scenario'
@@ -599,7 +602,8 @@ def recorded_bag(tmp_path_factory):
 class SmallDisk:
     """A tmpfs of `size` mounted for the test (root, where mount is permitted), filled up to `room`
     free bytes once the earlier files are in place; or, where it cannot be mounted, a plain folder
-    and a file-size limit of `room` bytes on the command (RLIMIT_FSIZE: writes past it fail)."""
+    and a file-size limit of `room` bytes on the command (RLIMIT_FSIZE: writes past it fail).
+    """
 
     def __init__(self, path: Path, size: int = 4 << 20) -> None:
         self.path = path

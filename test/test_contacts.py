@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Contacts and near misses from hull gaps (analysis/contacts.py): the bound that spares exact gaps,
-and the whole-recording pass that `analyze` runs giving the run's sample-by-sample episodes."""
+and the whole-recording pass that `analyze` runs giving the run's sample-by-sample episodes.
+"""
 from __future__ import annotations
 
 import math

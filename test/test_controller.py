@@ -138,7 +138,8 @@ def test_strict_security_needs_printed_black():
 @pytest.mark.parametrize('action', ['location', 'branching'])
 def test_strict_security_at_a_locations_marks_asks_only_for_printed_black(action):
     """15 robots seed 6 at L2: the line following swung ±100 from one event to the next after a
-    light's hold, and the merge mark (read 86) was missed at follow 603, 395, 600, 381."""
+    light's hold, and the merge mark (read 86) was missed at follow 603, 395, 600, 381.
+    """
     c = RoadController(ControllerParams(trigger_security='strict'))
     read_code(choosing(c, 'continue'), CODES[Action[action.upper()]])
     mark(c)

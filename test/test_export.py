@@ -141,7 +141,8 @@ def test_pdf_raster_matches_the_simulator_raster(road_map, tmp_path):
 def _edges(profile: np.ndarray, positions: np.ndarray) -> tuple[float, float]:
     """Where a road profile (positions increasing to the road's left) starts and ends: the
     black edge at the half-way crossing of the step from black to paper, the white end where a
-    straight-line fit of the gradient (away from that step) reaches paper white."""
+    straight-line fit of the gradient (away from that step) reaches paper white.
+    """
     k = int(np.argmin(profile))                       # darkest sample, at the black edge
     j = k - 1
     while profile[j] < 0.5:                           # towards the right, into the paper
@@ -305,7 +306,8 @@ def test_cli_map_export(tmp_path, capsys):
 
 def _cut_regions(road_map, layout, overlap=15.0):
     """Each tile's part of the sheet between its cut marks, as a window of the simulator's raster
-    (an independent drawing of the same map); cut there, the tiles make up the sheet."""
+    (an independent drawing of the same map); cut there, the tiles make up the sheet.
+    """
     grey, px = road_map.grey, 1000 * road_map.resolution
     for j in range(layout.rows):
         for i in range(layout.cols):

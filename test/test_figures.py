@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """trajectories.png: a legend that explains the markers, one colour per robot, an honest title,
-the paths where they were over the printed map."""
+the paths where they were over the printed map.
+"""
 import numpy as np
 from PIL import Image
 

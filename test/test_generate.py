@@ -6,7 +6,8 @@
 
 """Generated road maps (issue #27): the same seed gives the same bytes; every map loads with all the
 map checks, is strongly connected, fits its size, prints, comes with a traffic scenario, is named
-generated:N wherever a shipped map is; and one robot drives its passages correctly."""
+generated:N wherever a shipped map is; and one robot drives its passages correctly.
+"""
 from __future__ import annotations
 
 from collections import Counter
@@ -182,7 +183,8 @@ def test_one_robot_drives_every_passage_it_chooses(seed):
 def test_one_robot_drives_every_passage_on_two_hundred_maps():
     """Every scored passage on its branch, no road loss, on all 200 maps. One decision is not
     scored: on generated:165 the controller misses a roundabout's exit mark and takes the code
-    beyond it for a mark (docs/generated_maps.md, "Measured"): a controller matter."""
+    beyond it for a mark (docs/generated_maps.md, "Measured"): a controller matter.
+    """
     outcomes = gp.run(ALL, duration=gp.DURATION)
     assert all(o.ok for o in outcomes), [(o.job.seed, o.error) for o in outcomes if not o.ok]
     fig = gp.figures([o.value for o in outcomes])

@@ -65,7 +65,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 def _both_readers(bag: Path) -> tuple[int, float]:
     """Message count, read by rosbags' AnyReader and by mcap's indexed reader (they must agree),
-    and the last /clock stamp (s)."""
+    and the last /clock stamp (s).
+    """
     with AnyReader([bag]) as reader:
         count = sum(1 for _ in reader.messages())
         clock = [c for c in reader.connections if c.topic == '/clock']
@@ -175,7 +176,8 @@ def test_sigkill_at_any_moment_then_bag_repair(tmp_path):
 def test_sigterm_during_analyze_leaves_the_earlier_report_and_no_partial_one(tmp_path):
     """Issue #29: SIGTERM during `analyze` left a partial report without a word. The report is
     built in a folder beside --out and moved in whole; a SIGTERM while it is built says so,
-    exits 130, and leaves --out as it was."""
+    exits 130, and leaves --out as it was.
+    """
     bag = tmp_path / 'run'
     assert _cli('run', '--scenario', 'final_traffic', '--robots', '4', '--duration', '60', '--quiet',
                 '--no-picture', '--out', str(bag)).returncode == 0

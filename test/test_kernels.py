@@ -54,7 +54,8 @@ def _crowd(seed, count=12):
 
 def _drive(world, seconds, seed, fused=False):
     """The world node's loop: contacts every tick, then each due robot's event and a new command
-    (`fused`: the event by World.event, as the world node does, else by its four parts)."""
+    (`fused`: the event by World.event, as the world node does, else by its four parts).
+    """
     rng = np.random.default_rng(seed)
     log = []
     ticks = int(round(seconds / world.params.physics_dt))
@@ -129,7 +130,8 @@ def test_robots_far_apart_are_not_moved_by_the_contact_pass():
 def _drive_ticks(world, seconds, seed):
     """The world node's loop as the runtime runs it: a tick's events, then the controllers' commands
     (delivered after the tick); World.tick and command_soon for the compiled world, the parts and
-    command for the numpy one."""
+    command for the numpy one.
+    """
     rng = np.random.default_rng(seed)
     log = []
     ticks = int(round(seconds / world.params.physics_dt))
@@ -165,7 +167,8 @@ def _drive_ticks(world, seconds, seed):
 def test_a_compiled_tick_matches_the_numpy_world_bit_for_bit(walls, params, monkeypatch):
     """World.tick (the queued commands, the contact pass and the tick's events in one call,
     stopping for Python's contact resolution and for noise refills) against the numpy world's
-    parts; short noise blocks and displacement log, so that every refill path runs often."""
+    parts; short noise blocks and displacement log, so that every refill path runs often.
+    """
     monkeypatch.setattr(world_module, 'DISTANCE_LOG', 5)
     monkeypatch.setattr(noise_module, 'BLOCK', 30)
     specs = _crowd(6)
@@ -188,7 +191,8 @@ SIM = Path(world_module.__file__).resolve().parent
 
 def _sim_functions() -> dict:
     """Every function and method written in thymio_road/sim, by module and qualified name;
-    compiled kernels (numba dispatchers) by their Python function."""
+    compiled kernels (numba dispatchers) by their Python function.
+    """
     found = {}
     for info in pkgutil.iter_modules([str(SIM)]):
         module = importlib.import_module(f'thymio_road.sim.{info.name}')
@@ -216,7 +220,8 @@ def test_no_function_in_sim_takes_more_than_12_parameters():
 def test_layout_names_are_unique_and_tile_each_packed_array(packed):
     """Each packed array's (or tuple's) named fields cover its width exactly once, and each name
     is the layout's constant of that index: two names for one column, a gap, or a table out of
-    step with the constants fails here rather than as a silently wrong value."""
+    step with the constants fails here rather than as a silently wrong value.
+    """
     fields, width = layout.PACKED[packed]
     covered = [k for start, size in fields.values() for k in range(start, start + size)]
     assert sorted(covered) == list(range(width)), packed
@@ -250,7 +255,8 @@ def test_the_world_arrays_have_the_layout_widths():
 
 def test_each_kernel_module_runs_code_compiled_from_the_current_sources():
     """numba's cache follows only a kernel's own file; kernel_cache drops a module's cache when
-    its kernels were compiled from other versions of the files they fold in."""
+    its kernels were compiled from other versions of the files they fold in.
+    """
     for name in ('motion', 'broad_phase', 'proximity', 'ground', 'tick'):
         module = importlib.import_module(f'thymio_road.sim.{name}')
         assert module.compiled_digest() == kernel_cache.DIGEST, name

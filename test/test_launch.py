@@ -45,7 +45,8 @@ class Config(Recorded):
 
 def installed_prefix(package):
     """ament_index_python's get_package_prefix, from AMENT_PREFIX_PATH as the real one reads it:
-    a colcon install space when the tests run under `colcon test`, else usually nothing."""
+    a colcon install space when the tests run under `colcon test`, else usually nothing.
+    """
     for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
         if prefix and (Path(prefix) / 'share/ament_index/resource_index/packages' / package).is_file():
             return prefix
@@ -265,7 +266,8 @@ def test_real_robots_and_oval_launch_forward_to_road_network(load_launch, ros_pr
 
 def test_future_nodes_of_node_specs_pass_through(monkeypatch):
     """ir_medium / traffic lights added to node_specs later are launched as they are (and simulators
-    are told which robots are real)."""
+    are told which robots are real).
+    """
     from thymio_road.scenario import NodeSpec
 
     def with_medium(scenario):
@@ -304,7 +306,8 @@ def test_any_robot_can_be_real():
 @pytest.mark.parametrize('argument,program', [('record', 'ros2'), ('rviz', 'rviz2')])
 def test_a_missing_program_refuses_the_launch_before_anything_starts(load_launch, monkeypatch, argument, program):
     """rviz:=true without rviz2 used to start the world and controllers and then fail, orphaning
-    them; record:=true without ros2 logged an error and ran unrecorded."""
+    them; record:=true without ros2 logged an error and ran unrecorded.
+    """
     real_which = shutil.which
     monkeypatch.setattr(shutil, 'which', lambda name: None if name == program else real_which(name))
     with pytest.raises(lg.LaunchArgumentError, match=f"{argument}:=true needs '{program}'"):
@@ -313,7 +316,8 @@ def test_a_missing_program_refuses_the_launch_before_anything_starts(load_launch
 
 def test_record_without_rosbag2_refuses_the_launch(monkeypatch):
     """`ros2` on PATH is not enough: without rosbag2 `ros2 bag record` died at once ("invalid
-    choice: 'bag'") and the graph ran on unrecorded."""
+    choice: 'bag'") and the graph ran on unrecorded.
+    """
     which = lambda name: f'/opt/ros/jazzy/bin/{name}'  # noqa: E731
     with pytest.raises(lg.LaunchArgumentError, match="record:=true needs 'ros2 bag' with MCAP storage, but "
                        'ros2bag and rosbag2_storage_mcap are not installed'):
@@ -336,7 +340,8 @@ def test_ament_package_installed_reads_the_index(tmp_path, monkeypatch):
 def test_nodes_run_from_the_installed_scripts(load_launch):
     """Whichever install this is: colcon's (lib/thymio_road/ under the ament prefix: by package
     and name, as launch_ros finds them) or pip's (bin/, where launch_ros does not look: the
-    script's absolute path and no package)."""
+    script's absolute path and no package).
+    """
     nodes, _ = run_road_network(load_launch, {'robots': '1'})
     for node in nodes:
         if node['package'] is None:

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Timing and Battery are declared once (control/traffic_light.py): the scenario's `lights:` keys,
-the traffic_light node's parameters and their range checks all come from their fields."""
+the traffic_light node's parameters and their range checks all come from their fields.
+"""
 from __future__ import annotations
 
 import dataclasses

@@ -147,7 +147,8 @@ def start_pose(robot: int = 0):
 def test_a_live_run_serves_every_topic_with_its_definition_and_the_bag_s_bytes(tmp_path):
     """A client of `run --live` sees the run's topics advertised with their ROS 2 definitions,
     gets the latched map although it subscribes after t = 0, and a ground truth that rosbags
-    decodes to thymio1 near its start; the payloads are the bag's bytes, at the bag's times."""
+    decodes to thymio1 near its start; the payloads are the bag's bytes, at the bag's times.
+    """
     port = free_port()
     out = tmp_path / 'run'
     proc = thymio_road('run', '--live', '--port', str(port), '--pace', '1', '--duration', '3',
@@ -192,7 +193,8 @@ def test_a_live_run_serves_every_topic_with_its_definition_and_the_bag_s_bytes(t
 
 def test_a_live_run_records_the_same_bag(tmp_path):
     """--live changes nothing in what a run records (full and analysis profiles): the MCAP files
-    are the same bytes."""
+    are the same bytes.
+    """
     from thymio_road.runtime.run import run_scenario
     from thymio_road.scenario import load_scenario
     for profile in ('full', 'analysis'):
@@ -219,7 +221,8 @@ def test_a_live_run_records_the_same_bag(tmp_path):
 @pytest.mark.slow
 def test_pace_1_runs_10_simulated_seconds_in_10_wall_seconds(tmp_path):
     """Issue #30's acceptance: with --pace 1, 10 simulated seconds take 10 ± 0.5 s of wall time,
-    measured by the run (summary.json) and by a client from the clock it receives."""
+    measured by the run (summary.json) and by a client from the clock it receives.
+    """
     port = free_port()
     proc = thymio_road('run', '--live', '--port', str(port), '--pace', '1', '--duration', '10',
                        '--out', str(tmp_path / 'run'), '--record', 'none', '--no-picture', '--quiet')
@@ -249,7 +252,8 @@ def test_pace_1_runs_10_simulated_seconds_in_10_wall_seconds(tmp_path):
 def test_play_serves_a_bag_with_its_clock(tmp_path):
     """`play BAG --live`: the bag's topics with their recorded definitions, the latched map sent
     to a client that subscribes late, messages at their log times, the server's time following
-    them, paced (a 2 s bag at --pace 2 takes about a second)."""
+    them, paced (a 2 s bag at --pace 2 takes about a second).
+    """
     from thymio_road.runtime.run import run_scenario
     from thymio_road.scenario import load_scenario
     run_scenario(load_scenario('oval', duration=2.0), tmp_path / 'run', record='analysis', progress=False,

@@ -178,7 +178,8 @@ print(round(sum(r.length for r in m.roads)), sum(r.nbytes for r in rasters) // 2
 def test_a_300_m_serpentine_loads_under_3_gb(tmp_path):
     """The issue's map: 32 lanes 30 cm apart, 0.15 m turns, 9.9 × 9.9 m. Comparing every pair of
     samples needed about 27 GB; loading and the world's rasters now take a few hundred MB (built:
-    the raster cache is off)."""
+    the raster cache is off).
+    """
     path = tmp_path / 'serpentine.yaml'
     data = serpentine(300.0, 9.9)
     assert sum(1 for p in data['roads'][0]['pieces'] if 'straight' in p) - 1 == 32  # 32 lanes, a return leg

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """A mission is checked by one function (control/navigation.parse_mission) for the scenario, the
-controller node and the Navigator: ASCII digits, and locations the map has (no literal bound)."""
+controller node and the Navigator: ASCII digits, and locations the map has (no literal bound).
+"""
 from __future__ import annotations
 
 import pytest

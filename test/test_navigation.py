@@ -57,7 +57,8 @@ def test_parse_mission():
 def test_the_road_a_robot_is_put_down_on_narrows_its_start_to_the_ways_that_drive_it():
     """Issue #27: put down on a road out of a crossroad and told only the crossroad, a robot had
     every way out of it as a candidate; it did not know its arm when it came back, and ignored the
-    crossroad's lights (generated:2011 and 2015)."""
+    crossroad's lights (generated:2011 and 2015).
+    """
     final = RoadGraph.build(load_map(ROOT / 'config' / 'maps' / 'final.yaml'))
     anywhere = Navigator(final, start_node='X1')
     assert {o.target_node for o in anywhere.edges} == {'B1', 'L4', 'L5', 'X1'} and anywhere.node == 'X1'
@@ -232,7 +233,8 @@ def test_end_to_end_twenty_random_destinations_on_the_final_map():
 def test_random_choices_on_a_ring_end_after_one_lap_with_the_improved_rules(graph):
     """Issue #27: at 50 % per exit a robot stayed on final_traffic's R2 for four laps (15 robots
     seed 13). With the improved rules, past one lap of the ring's marks it takes the next exit;
-    the report's robots keep choosing at random."""
+    the report's robots keep choosing at random.
+    """
     for rules, expected in (('improved', 'exit'), ('report', None)):
         c = RoadController(ControllerParams(traffic_rules=rules, seed=3, robot_id=1))
         c.decide = lambda action, passed: 'continue'  # the unluckiest coin
@@ -250,7 +252,8 @@ def test_a_ring_robot_far_past_where_its_next_mark_should_be_has_left_the_ring_u
     making way followed an exit out and counted a balloon's barcodes as ring marks. With the
     improved rules, twice the ring's longest gap between marks (and 20 cm) past its last mark
     it drives on as on a road, and the navigator holds every exit of the ring as the way it
-    took; the report's robots count on."""
+    took; the report's robots count on.
+    """
     from controller_situations import GREY, on_ring
     for rules in ('improved', 'report'):
         c = RoadController(ControllerParams(traffic_rules=rules, seed=3, robot_id=1))
@@ -281,7 +284,8 @@ def test_a_ring_robot_far_past_where_its_next_mark_should_be_has_left_the_ring_u
 
 def test_unsure_which_ring_a_robot_takes_an_exit_within_a_lap_of_the_smallest():
     """A robot that does not know which roundabout it entered (on generated:2016, R1 of 8 marks
-    or R2 of 4) ends its random choices after a lap of the smaller ring, not laps of it."""
+    or R2 of 4) ends its random choices after a lap of the smaller ring, not laps of it.
+    """
     from thymio_road.scenario import load_scenario
     graph = RoadGraph.build(load_scenario('generated:2016').road_map)
     c = RoadController(ControllerParams(traffic_rules='improved', seed=3, robot_id=1))

@@ -1,5 +1,6 @@
 """A node process imports what its node needs, not the simulator: each ROS 2 process pays for every
-library it loads (issue #30: a controller on the final map held 200 MB, the floor is 150 MB)."""
+library it loads (issue #30: a controller on the final map held 200 MB, the floor is 150 MB).
+"""
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +25,8 @@ print(int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group
 
 def test_a_controller_given_the_map_file_loads_no_simulator_library():
     """launch passes `map_file`: the controller read it through the scenario module, which imports
-    the simulator (numba, llvmlite, scipy)."""
+    the simulator (numba, llvmlite, scipy).
+    """
     out = subprocess.run([sys.executable, '-c', CONTROLLER_WITH_A_MAP_FILE], capture_output=True, text=True,
                          check=True, timeout=120).stdout.splitlines()
     assert out[0] == '', f'a controller process imported {out[0]}'

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """NoiseStream: however the samples are taken (take, pair, reserve/advance), a stream gives the same
-sequence, across buffer refills, so that the compiled sensors draw what the numpy ones drew."""
+sequence, across buffer refills, so that the compiled sensors draw what the numpy ones drew.
+"""
 import numpy as np
 
 from thymio_road.sim.noise import BLOCK, NoiseStream

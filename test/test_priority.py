@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """The priority vehicle's trip alone and in traffic (experiments/priority.py, `thymio-road priority`;
-issue #13: at most 1.2 times its trip alone with 15 other robots)."""
+issue #13: at most 1.2 times its trip alone with 15 other robots).
+"""
 from __future__ import annotations
 
 import pytest
@@ -18,7 +19,8 @@ from thymio_road.scenario import load_scenario
 @pytest.mark.slow
 def test_the_ambulance_crosses_the_final_maps_traffic_within_1_2_times_its_trip_alone():
     """Seed 2 of the table in docs/traffic.md (about 30 s): the locations' lights pre-empt for
-    the queues it waits in."""
+    the queues it waits in.
+    """
     [row] = experiment('priority', seeds=(2,))
     assert row['robots'] == 16 and row['alone_s'] is not None and row['traffic_s'] is not None
     assert row['ratio'] <= 1.2

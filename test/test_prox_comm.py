@@ -263,7 +263,8 @@ def test_pruned_step_equals_the_naive_all_pairs_model(params, seed):
 
 def random_layout(rng, kind):
     """Crowds the compiled grid must handle: a dense jittered grid (occlusion everywhere), robots
-    thrown anywhere in a square (overlaps included), and two far-apart clusters (empty cells)."""
+    thrown anywhere in a square (overlaps included), and two far-apart clusters (empty cells).
+    """
     if kind == 'crowd':
         return pc.scatter_robots(300, density=25.0, rng=rng, jitter=0.015)
     if kind == 'thrown':
@@ -281,7 +282,8 @@ def random_layout(rng, kind):
 @pytest.mark.parametrize('seed', [3, 4])
 def test_compiled_step_equals_the_numpy_step(params, kind, seed):
     """The compiled medium gives the receptions and links of the numpy step it replaced (issue #15),
-    with occlusion, walls, battery gains (some 0, some above 1), disabled receivers and noise."""
+    with occlusion, walls, battery gains (some 0, some above 1), disabled receivers and noise.
+    """
     rng = np.random.default_rng(seed)
     poses = random_layout(rng, kind)
     n = len(poses)

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """The recorder: what reaches the file before the bag is closed, what it leaves behind, and the one
-ROS 2 distro whose message definitions a bag carries (the ones the nodes filled)."""
+ROS 2 distro whose message definitions a bag carries (the ones the nodes filled).
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -183,7 +184,8 @@ def test_an_analysis_recording_is_byte_deterministic_too(tmp_path):
 @pytest.mark.parametrize('compression', ['zstd', 'none'])
 def test_the_recorders_mcap_writer_writes_the_librarys_bytes(tmp_path, compression):
     """recorder._McapWriter.add_message against the mcap library's: messages on several channels,
-    out-of-order times, chunks closed by size and by flush, with the summary and its indexes."""
+    out-of-order times, chunks closed by size and by flush, with the summary and its indexes.
+    """
     import io
     import random
 

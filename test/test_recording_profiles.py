@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """End to end: `--record analysis` keeps what `analyze` and `render` read, so they give the same
-metrics and pictures as on a `full` bag of the same run, in a fraction of the messages."""
+metrics and pictures as on a `full` bag of the same run, in a fraction of the messages.
+"""
 from __future__ import annotations
 
 import json

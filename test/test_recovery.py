@@ -56,7 +56,8 @@ def test_jumps_of_the_reading_on_the_edge_turn_the_robot_round_and_the_gradient_
 def test_a_smooth_swing_across_the_gradient_is_not_a_wrong_way_drive():
     """Merging from a siding or re-finding the line after a crossing, the reading sweeps far
     from the reference, smoothly: the count of readings beyond ±220 that the test used before
-    could not tell that from the edge's jumps, the change between successive readings can."""
+    could not tell that from the edge's jumps, the change between successive readings can.
+    """
     c = RoadController(ControllerParams(recovery='both'))
     for k in range(400):
         c.step((500 + round(280 * math.sin(k / 6)), 900), [0] * 7)  # ±280, a period of 3.8 s

@@ -102,7 +102,8 @@ def test_improved_rules_need_an_id_and_check_their_fields():
 
 def _face_off(entering: RoadController, ring: RoadController, steps: int) -> list[tuple[int, int]]:
     """Two robots that drove 2 s, then see each other in front; each hears what the other sent
-    last period."""
+    last period.
+    """
     for _ in range(20):
         entering.step(GREY, CLEAR)
         ring.step(GREY, CLEAR)
@@ -142,7 +143,8 @@ def test_of_two_robots_blocking_each_other_the_lower_backs_up_then_waits():
 
 def test_asked_again_a_robot_backs_further_the_way_it_came():
     """15 robots seed 1 at R2's south-east entry: it had backed its trail once, and asked again
-    by a ring robot it could not back at all; the ring robot stood 115 s."""
+    by a ring robot it could not back at all; the ring robot stood 115 s.
+    """
     c = entering_roundabout(_improved(10))
     for k in range(90):  # 9 s of driving: 3 s straight, 3 s turning, 3 s straight
         c.step((500 + (60 if 30 <= k < 60 else 0), 900), CLEAR)
@@ -165,7 +167,8 @@ def test_asked_again_a_robot_backs_further_the_way_it_came():
 
 def test_after_making_way_a_robot_that_comes_back_faster_reads_from_where_it_stood():
     """10 robots seed 7: it backed a queue's crawl, came back at full speed, and the reading of
-    X1's code woke up in its middle when the count was in steps."""
+    X1's code woke up in its middle when the count was in steps.
+    """
     c = _improved(4)
     for _ in range(c.params.make_way_count):
         crawl = c.step(GREY, [0, 0, 1500, 0, 0, 0, 0])  # crawling behind a robot (v2 slows it)
@@ -210,7 +213,8 @@ def test_a_yielding_robot_backs_out_of_the_ring_when_the_ring_robot_closes_in_on
     only at the end of its entry stood with its nose in the ring's lane; the ring robot, crossing
     the entry blind, pushed it on its right flank for 6 s (15 robots seed 14, R2's south-east
     entry). Once the ring robot is as close as a stop in front, the yielding robot backs the way
-    it came and holds; nearer than that it only yields."""
+    it came and holds; nearer than that it only yields.
+    """
     c = entering_roundabout(_improved(4))
     driven = [c.step(GREY, CLEAR) for _ in range(10)]
     passing = [0, 1500, 2500, 0, 0, 0, 0]  # the ring robot across its nose, not yet as close as a stop
@@ -265,7 +269,8 @@ FACING_THE_LIGHT = [2390, 2480, 0, 0, 0, 0, 0]  # L4's siding exit, 15 robots se
 @pytest.mark.parametrize('heard', ['light', 'robot', 'nothing'])
 def test_a_reading_paused_facing_a_light_is_abandoned_after_2_s(heard):
     """A false trigger turned the robot towards the light across the road; it never moves. A
-    robot it hears in front, or an obstacle with no light near, keeps the reading paused."""
+    robot it hears in front, or an obstacle with no light near, keeps the reading paused.
+    """
     c = _improved(1)
     c.step((500, 100), CLEAR)
     assert c.state is State.READ
@@ -293,7 +298,8 @@ AT_THE_MERGE_FACING_THE_LIGHT = [2386, 2255, 0, 0, 0, 0, 0]  # L5's merge mark, 
 def test_a_blind_crossing_of_a_locations_merge_facing_its_light_ends_after_2_s(heard):
     """The mark's event turned the road robot towards the light beside the merge, and the blind
     drive held that heading; following the line turns it back to the road. A robot it hears in
-    front, or an obstacle with no light near, keeps the crossing stopped."""
+    front, or an obstacle with no light near, keeps the crossing stopped.
+    """
     c = crossing_location(_improved(1))
     c.drain_events()
     light_code = 40 + 6  # L5's light opens the road lane (node 6)
@@ -315,7 +321,8 @@ def test_a_blind_crossing_of_a_locations_merge_facing_its_light_ends_after_2_s(h
 
 def test_after_making_way_in_a_siding_a_robot_waits_for_its_lights_go_again():
     """10 robots seed 1 at L3: let go by the timeout (a road robot hid the light), it gave up
-    its way beside that robot, and came forward again into the next one."""
+    its way beside that robot, and came forward again into the next one.
+    """
     c = leaving_siding(_improved(4))
     c.current_node = 5  # the navigator's word: the location it is leaving
     made, _ = _blocked(c, c.params.give_up_count + 2 * (63 - 4) + 10)
@@ -402,7 +409,8 @@ def test_merging_from_a_branchings_link_a_robot_stops_for_one_at_its_front_left(
 
 def test_past_its_sidings_light_lane_a_merging_robot_still_stops_for_one_at_its_front_left():
     """10 robots seed 9 at L3: the light lane ended 22 cm before the merge, and the road robot
-    beside it, seen on the front-left sensor only (3937), was ignored."""
+    beside it, seen on the front-left sensor only (3937), was ignored.
+    """
     c = leaving_siding(_improved(6))
     for _ in range(c.params.light_siding_count + 1):
         c.step(GREY, CLEAR)
@@ -433,7 +441,8 @@ def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
 
 def test_the_ambulance_closes_up_on_a_robot_it_hears_until_that_robot_can_hear_it():
     """Priority seed 3: stopped at 17 cm (front 3111) behind a robot held by L4's light, it heard
-    that robot but was not heard: the rear receivers reach 15.5 cm. A car stops there."""
+    that robot but was not heard: the rear receivers reach 15.5 cm. A car stops there.
+    """
     at_17_cm = [0, 269, 3111, 269, 0, 0, 0]
     ambulance, car = _improved(1, kind='priority'), _improved(2)
     for c in (ambulance, car):
@@ -448,7 +457,8 @@ def test_the_ambulance_closes_up_on_a_robot_it_hears_until_that_robot_can_hear_i
 
 def _queued_at_a_light(robot_id: int, hear_behind: int, held: bool = False) -> RoadController:
     """A road robot in a location's road lane, in a queue at the light (held by it, or behind one
-    that says it waits), hearing `hear_behind` right behind it."""
+    that says it waits), hearing `hear_behind` right behind it.
+    """
     c = at_location(_improved(robot_id))
     c.current_node = 2  # the navigator's word: location node 2
     if held:
@@ -471,7 +481,8 @@ def _sent(c: RoadController, events: int = 2) -> set[int]:
 
 def test_a_queue_at_a_light_passes_priority_behind_forward_to_the_robot_the_light_holds():
     """Queues stand 17 cm apart, and a robot's rear receivers hear the one behind only up to
-    15.5 cm: each robot that has the news closes up and says it, instead of "waiting"."""
+    15.5 cm: each robot that has the news closes up and says it, instead of "waiting".
+    """
     ambulance = announce_code(Role.PRIORITY, 1)
     last = _queued_at_a_light(2, ambulance)          # right in front of the ambulance
     assert _sent(last) == {announce_code(Role.INSIDE, 2), priority_behind_code(2)}
@@ -501,7 +512,8 @@ def test_a_queue_at_a_light_passes_priority_behind_forward_to_the_robot_the_ligh
 
 def test_the_ambulance_closes_up_at_a_barcodes_trigger_too():
     """Priority seed 3: on the trigger of X1's code, 23 cm behind a robot held at X1's south
-    arm (front 1400), it waited at the usual threshold and was not heard for 39 s."""
+    arm (front 1400), it waited at the usual threshold and was not heard for 39 s.
+    """
     ambulance, car = _improved(1, kind='priority'), _improved(2)
     for c in (ambulance, car):
         c.on_comm(announce_code(Role.ROAD, 9), FRONT)
@@ -512,7 +524,8 @@ def test_the_ambulance_closes_up_at_a_barcodes_trigger_too():
 
 def _blocked(robot, steps, hear=()):
     """Drive 2 s, then stand blocked in front for `steps` events, hearing `hear` each event;
-    returns the make_way events and what the robot sent."""
+    returns the make_way events and what the robot sent.
+    """
     for _ in range(20):
         robot.step(GREY, CLEAR)
     sent = []
@@ -526,7 +539,8 @@ def _blocked(robot, steps, hear=()):
 
 def test_blocked_long_a_robot_gives_up_its_way_later_in_a_queue_at_a_light():
     """Away from lights a robot blocked give_up_count (30 s) makes way itself; in a queue at a
-    light (a light heard lately, or a robot in front that says it waits) only after 60 s."""
+    light (a light heard lately, or a robot in front that says it waits) only after 60 s.
+    """
     alone, _ = _blocked(_improved(5, give_up_stagger=0), 320)
     assert [e.data['reason'] for e in alone] == ['gave_up']
     for hear in ([STOP + 7], [waiting_code(9)]):
@@ -538,7 +552,8 @@ def test_blocked_long_a_robot_gives_up_its_way_later_in_a_queue_at_a_light():
 
 def test_of_two_robots_blocked_together_the_lower_in_priority_gives_up_first():
     """15 robots seed 4 at R2's north-east entry: a ring robot and an entering one that did not
-    hear each other's "blocked by" gave up at the same event, and came back together."""
+    hear each other's "blocked by" gave up at the same event, and came back together.
+    """
     def gives_up_after(c):
         events = 0
         while not any(e.kind == 'make_way' for e in c.drain_events()):
@@ -576,7 +591,8 @@ def test_a_queue_at_a_light_says_so_down_the_line_and_asks_nobody_to_make_way():
 
 def test_a_robot_that_must_make_way_asks_the_one_close_behind_it_to_back_up_too():
     """15 robots seeds 1 and 6 at R2's south-east entry: the entering robot, asked by a ring robot
-    to make way, could not back with the next robot 17 cm behind it; the three stood 63 and 116 s."""
+    to make way, could not back with the next robot 17 cm behind it; the three stood 63 and 116 s.
+    """
     entering, behind = _improved(4), _improved(11)
     for c in (entering, behind):
         entering_roundabout(c)
@@ -619,7 +635,8 @@ def _crossing_ring(robot_id: int, marks: int = 2, action: Action = Action.ROUNDA
 @pytest.mark.parametrize('action', [Action.ROUNDABOUT, Action.CROSSROAD])
 def test_a_blind_crossing_stopped_by_a_silent_robot_at_its_front_right_makes_way_after_5_s(action):
     """Driving on brings it closer to the robot that came in there (R2's entries; the ambulance
-    passing X1's red); only backing frees the way."""
+    passing X1's red); only backing frees the way.
+    """
     c = _crossing_ring(10, action=action)
     driven = [c.step(GREY, CLEAR) for _ in range(10)]
     wheels = [c.step(GREY, AT_THE_FRONT_RIGHT) for _ in range(c.params.crossing_give_up_count + 5)]
@@ -634,7 +651,8 @@ def test_a_robot_blocked_by_one_that_cannot_back_backs_itself_after_5_s(where):
     """The robot in front makes way for this one, but asks the robot behind it to back up, which
     does not hear it: 113 s at R2's south-east entry (15 robots seeds 2 and 6: the ring robot
     crossing the entry, the entering robot with the next one behind it); 48 s at B1, and then a
-    wrong-way drive (10 robots seed 2: two robots on the crossing links)."""
+    wrong-way drive (10 robots seed 2: two robots on the crossing links).
+    """
     if where == 'ring':
         c = _crossing_ring(14)
     else:
@@ -656,7 +674,8 @@ def test_a_robot_blocked_by_one_that_cannot_back_backs_itself_after_5_s(where):
 @pytest.mark.parametrize('where', ['exit', 'link'])
 def test_on_a_branchings_link_a_silent_robot_at_the_front_right_is_given_way_after_5_s(where):
     """B1's links cross each other: leaving by one, a robot met one coming up the other at its
-    front right, neither heard the other, and they stood 47 s (15 robots seed 8)."""
+    front right, neither heard the other, and they stood 47 s (15 robots seed 8).
+    """
     c = _improved(6)
     if where == 'link':
         past_link(c)
@@ -692,7 +711,8 @@ def test_the_ring_rule_waits_the_usual_30_s_for_a_robot_ahead_heard_or_at_its_ow
 @pytest.mark.parametrize('state', ['road', 'entering', 'crossing', 'link', 'siding'])
 def test_no_reason_to_make_way_fires_for_a_quiet_robot(state):
     """The selector skips the reasons for a robot that is not blocked and asked nothing
-    (RightOfWay.quiet): every registered reason must agree, whatever the robot hears besides."""
+    (RightOfWay.quiet): every registered reason must agree, whatever the robot hears besides.
+    """
     from thymio_road.control.percept import Percept
     from thymio_road.control.rules import Reason, REGISTRY
     c = _improved(5)
@@ -712,7 +732,8 @@ def test_making_way_inside_a_crossroad_is_undone_exactly_before_the_crossing_goe
     """Issue #27: backed out of its crossing and driven on by its count, a robot ended on X1's
     circle with its passage counted as done. Inside an intersection the counts stand still while
     it backs and holds, and it drives the commands it backed forwards again (waiting while
-    something is in front) before the crossing's count runs on from where it stopped."""
+    something is in front) before the crossing's count runs on from where it stopped.
+    """
     c = _crossing_ring(10, action=Action.CROSSROAD)
     driven = [c.step(GREY, CLEAR) for _ in range(10)]
     counter, marks = c.counter, c.counter_continue

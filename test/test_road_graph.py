@@ -175,7 +175,8 @@ def test_graph_is_deterministic(simple):
 def test_the_node_a_robot_put_down_on_a_road_comes_from():
     """A crossroad's lights address a robot by the node it came from; put down on a road, the
     map tells it where possible (issue #27: a generated map's robots started on a road into X1
-    and, not knowing, ignored X1's lights)."""
+    and, not knowing, ignored X1's lights).
+    """
     final = RoadGraph.build(load_map(ROOT / 'config' / 'maps' / 'final.yaml'))
     assert final.node_before('north', 3.3) == 'B1'       # past the branching's marks
     assert final.node_before('north', 0.1) == 'L2'       # a closed road: the last node round the loop

@@ -176,7 +176,8 @@ def test_barcodes_are_printed_black_where_bits_are_one():
 
 def _blind_area_whole_sheet(road_map):
     """The former blind_area: every rectangle tested at every pixel of the sheet (in bands of rows,
-    which computes the same values per pixel with less memory)."""
+    which computes the same values per pixel with less memory).
+    """
     rows, cols = road_map.shape
     area = np.zeros((rows, cols), dtype=bool)
     xs = (np.arange(cols) + 0.5) * road_map.resolution
@@ -203,7 +204,8 @@ def test_blind_area_on_bounding_boxes_is_the_whole_sheet_mask():
 
 def test_loading_a_map_renders_no_raster():
     """Controllers, traffic lights and the IR medium load the map for its geometry only: the map
-    checks must not build the 1 mm raster (0.5 GB and seconds on the final map)."""
+    checks must not build the 1 mm raster (0.5 GB and seconds on the final map).
+    """
     road_map = load_map(Path(__file__).parent.parent / 'config/maps/final.yaml')
     assert not {'_layers', '_index_layers', 'grey', 'blind_area'} & set(road_map.__dict__)
 

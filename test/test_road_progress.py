@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Progress along the roads (analysis/progress.py): stuck and confined robots on synthetic pose
-streams built from the maps' own lanes, and runs of the embedded runtime that flag nothing."""
+streams built from the maps' own lanes, and runs of the embedded runtime that flag nothing.
+"""
 from __future__ import annotations
 
 import math
@@ -33,7 +34,8 @@ def oval():
 
 def path(road_map, legs, step=0.005):
     """Poses every `step` m along legs (road id, from s, to s), driven forward (to < from on a
-    closed road goes round through its start), the centre OFFSET right of the lane."""
+    closed road goes round through its start), the centre OFFSET right of the lane.
+    """
     out = []
     for road_id, s0, s1 in legs:
         road = road_map.road(road_id)
@@ -156,7 +158,8 @@ def test_circling_a_crossroad_is_stuck_and_confined(final):
 
 def test_round_a_roundabout_once_to_an_exit_is_progress_and_so_is_a_balloon_loop(final):
     """Into R2 from the link (south-east entry), round the ring to the west exit, the balloon loop
-    and back into R2 by the west entry, three times: each passage goes most of the way round."""
+    and back into R2 by the west entry, three times: each passage goes most of the way round.
+    """
     ring = final.road('R2.ring')
     pts = ring.sample(0.005)
 
@@ -180,7 +183,8 @@ def test_round_a_roundabout_once_to_an_exit_is_progress_and_so_is_a_balloon_loop
 def test_coming_back_to_a_road_at_an_earlier_place_and_driving_on_is_progress(final):
     """Issue #27 (generated:2019): a robot that came back to a balloon road it had left 2.6 m
     further on owed those 2.6 m before it gained again, and was found stuck for 123 s while it
-    drove the balloon and the ring. A jump along a road between two samples is a new place."""
+    drove the balloon and the ring. A jump along a road between two samples is a new place.
+    """
     det = ProgressDetector(['a'], final, stall_time=10)
     t = drive(det, path(final, [('north', 2.0, 3.0)]), speed=0.07)
     drive(det, path(final, [('north', 0.5, 1.6)]), speed=0.07, start=t + 1)

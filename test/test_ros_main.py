@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """A node process: refused for a bad parameter with exit code 2 and one clear line, no traceback;
-stopped by SIGINT/SIGTERM between callbacks, never by an exception raised inside rclpy."""
+stopped by SIGINT/SIGTERM between callbacks, never by an exception raised inside rclpy.
+"""
 import os
 import signal
 import sys
@@ -96,7 +97,8 @@ def test_good_parameters_spin(fake_rclpy):
 
 def test_a_stop_signal_ends_the_spin_between_callbacks(fake_rclpy):
     """SIGINT or SIGTERM during a callback does not raise there; the loop ends after it, the node is
-    closed, rclpy's own handlers stay off and the handlers that were there before are put back."""
+    closed, rclpy's own handlers stay off and the handlers that were there before are put back.
+    """
     before = {sig: signal.getsignal(sig) for sig in ros_main.STOP_SIGNALS}
     for sig in ros_main.STOP_SIGNALS:
         fake_rclpy.update(spun=0, shutdown=False, on_spin=lambda sig=sig: os.kill(os.getpid(), sig))

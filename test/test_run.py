@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """run_scenario's output folder (an earlier run is never overwritten, a failed start leaves nothing) and the
-embedded fast path (direct calls between the world and the controllers where nothing else listens)."""
+embedded fast path (direct calls between the world and the controllers where nothing else listens).
+"""
 from __future__ import annotations
 
 import json

@@ -155,7 +155,8 @@ def test_recording_offers_every_displayed_topic_with_compatible_qos(config, meta
 
 def test_metadata_is_what_humble_and_jazzy_read(metadata):
     """Version 8 with integer QoS policies: Humble's reader parses it (newer keys are ignored), and
-    Jazzy reads version <= 8 QoS as integers (version 9 switched to names, which Humble cannot parse)."""
+    Jazzy reads version <= 8 QoS as integers (version 9 switched to names, which Humble cannot parse).
+    """
     assert metadata['version'] == 8
     assert metadata['storage_identifier'] == 'mcap'
     for topic in metadata['topics_with_message_count']:
@@ -187,7 +188,8 @@ def test_mcap_is_what_foxglove_reads(bag):
 
 def test_marker_namespaces_are_the_ones_the_world_publishes(config):
     """RViz shows a marker namespace only if it is the one the nodes use: record what an embedded
-    run with traffic lights publishes on /world/markers."""
+    run with traffic lights publishes on /world/markers.
+    """
     from thymio_road.nodes import msgs
     from thymio_road.runtime.run import Graph
     graph = Graph(load_scenario('final_traffic', robots=1))

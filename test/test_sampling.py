@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """The samples the run's probes and `analyze` both take (analysis/sampling.py, runtime/truth_sampler.py):
-built from a bag's stream and from the world node's log of the same poses, they are the same bits."""
+built from a bag's stream and from the world node's log of the same poses, they are the same bits.
+"""
 from __future__ import annotations
 
 import math

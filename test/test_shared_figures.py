@@ -8,7 +8,8 @@
 
 A short final_traffic run is recorded with a contact and a wrong-way drive made on purpose; every
 figure summary.json has and the analysis of its bag has too must be the same number
-(docs/analysis.md, "Figures run and analyze share")."""
+(docs/analysis.md, "Figures run and analyze share").
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -26,7 +27,8 @@ STALL_TIME = 30.0
 
 class _Incidents(run_module.Graph):
     """The scenario's graph, and two incidents: at 40 s thymio2 is put 1 mm behind thymio3 with its
-    avoidance off (it pushes); at 80 s thymio4 is turned round where it stands."""
+    avoidance off (it pushes); at 80 s thymio4 is turned round where it stands.
+    """
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

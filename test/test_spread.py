@@ -80,7 +80,8 @@ def test_one_road_places_as_before(tmp_path):
 @pytest.mark.slow
 def test_sixty_robots_spread_over_final_all_drive(tmp_path):
     """The issue's case: 60 robots over `final` (which holds 26 on `north`), 120 s, every robot
-    more than 1 m (measured: 2.8-6.9 m, calibrated as `final` calibrates them)."""
+    more than 1 m (measured: 2.8-6.9 m, calibrated as `final` calibrates them).
+    """
     from thymio_road.runtime.run import run_scenario
     path = tmp_path / 'sixty.yaml'
     path.write_text(yaml.safe_dump({'extends': 'final', 'name': 'sixty', 'robots': {'count': 60, 'road': 'all'}}))

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Stalls and gridlock: the detector on synthetic poses, and a deliberate blockage flagged by the run
-(summary.json and the console) and by `analyze`, which agree."""
+(summary.json and the console) and by `analyze`, which agree.
+"""
 from __future__ import annotations
 
 import json

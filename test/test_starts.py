@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Where robots may start: never on a barcode or mark, never inside an intersection (nor between an
-intersection and the code that announces it), and far enough apart to move (issue #13)."""
+intersection and the code that announces it), and far enough apart to move (issue #13).
+"""
 from __future__ import annotations
 
 import pytest

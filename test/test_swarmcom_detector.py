@@ -81,7 +81,8 @@ def test_bad_input_names_the_field():
 ], ids=['grid', 'samples', 'enki-quiet-non-integer', 'proto-flat-detector'])
 def test_compiled_estimator_equals_the_numpy_estimator(layout, params, source):
     """Same poses (the random stream is kept), same histograms, the same threshold, and P(M > m | s1)
-    equal to rounding (the kernel's Φ and cos/exp differ from scipy's and numpy's in the last bits)."""
+    equal to rounding (the kernel's Φ and cos/exp differ from scipy's and numpy's in the last bits).
+    """
     seed = source.pop('seed', None)
     rng = (lambda: np.random.default_rng(seed)) if seed is not None else (lambda: None)
     geometry = epuck_geometry(layout)

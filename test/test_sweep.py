@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Sweeps on worker processes (experiments/sweep.py, issue #28): the same table as the sequential
-run, a run that raises reported with its parameters, a worker that dies rerun elsewhere."""
+run, a run that raises reported with its parameters, a worker that dies rerun elsewhere.
+"""
 from __future__ import annotations
 
 import io
@@ -25,7 +26,8 @@ from thymio_road.experiments.traffic_table import run_table
 
 def _flaky(job: dict) -> int:
     """Seed 1 kills its worker process on the first attempt (the marker file makes it once only);
-    seed 2 raises, as a run given a bad parameter does."""
+    seed 2 raises, as a run given a bad parameter does.
+    """
     marker = Path(job['marker'])
     if job['seed'] == 1 and not marker.exists():
         marker.write_text(str(os.getpid()))
@@ -116,7 +118,8 @@ def test_an_unreachable_scheduler_is_refused_naming_the_flag(tmp_path, capsys, m
 
 def test_without_dask_the_default_runs_here_and_workers_say_what_is_missing(monkeypatch):
     """A ROS install may lack dask (rosdep has no key for it): asked for nothing, the sweep runs
-    as before; asked for workers, it says what to install."""
+    as before; asked for workers, it says what to install.
+    """
     monkeypatch.setattr(sweep, '_have_distributed', lambda: False)
     monkeypatch.setitem(__import__('sys').modules, 'distributed', None)  # `import distributed` fails
     monkeypatch.setattr(sweep, 'default_workers', lambda: 2)

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Traffic lights: the pure core (codes, phases, lanes, battery), the controller's obedience,
-map-parse checks of the addressing, the scenario wiring, and an embedded run at a location exit."""
+map-parse checks of the addressing, the scenario wiring, and an embedded run at a location exit.
+"""
 from __future__ import annotations
 
 import json
@@ -81,7 +82,8 @@ def _hear_every_period(light, t0, t1, codes):
 
 def test_an_actuated_location_light_keeps_the_all_red_while_a_robot_of_the_closed_lane_drives():
     """15 robots seed 6 at L2: a road robot that passed the siding's entry at the end of its green
-    needed 20 s to the merge; the light heard it over its last 5 s there."""
+    needed 20 s to the merge; the light heard it over its last 5 s there.
+    """
     road_robot = announce_code(Role.INSIDE, 3)
     light = _actuated()
     seen = dict(_hear_every_period(light, 0.0, 8.0, []))
@@ -155,7 +157,8 @@ def test_a_light_reopens_the_lane_it_just_closed_without_an_all_red():
 
 def test_pre_emption_runs_out_so_that_the_other_lane_is_served():
     """Priority seed 5 at L1 before the limit: the road lane was pre-empted again and again
-    while the robot the light held in the siding's exit curve stood in the road robots' way."""
+    while the robot the light held in the siding's exit curve stood in the road robots' way.
+    """
     light = _preempting(20.0)
     seen = dict(_hear_every_period(light, 0.0, 100.0, ROAD_QUEUE))
     # The road's green is held from its end at 8 s for 20 s; then the siding has a whole green.
@@ -226,7 +229,8 @@ def test_channel_gain_shrinks_the_range_as_the_law_says():
 def _at_location(where='road', node=2, **params):
     """A robot at location node `node`: 'approaching' (its code read, before the siding's
     entry), 'entry' (crossing the entry blind), 'road' (on the road lane past it), 'merge'
-    (crossing the merge blind), 'siding' (in the siding)."""
+    (crossing the merge blind), 'siding' (in the siding).
+    """
     c = RoadController(ControllerParams(**params))
     if where == 'approaching':
         read_code(c, 6)
@@ -291,7 +295,8 @@ def test_siding_lane_obeys_the_opposite_codes_with_the_stop_frozen():
 
 def test_a_siding_robot_let_go_by_its_green_clears_the_merge_in_the_all_red_after_it():
     """Improved rules. Stopped by that all red in the siding's exit curve (17-21 cm before the
-    merge), it stood in the road robots' way: they see it at their front right (3053)."""
+    merge), it stood in the road robots' way: they see it at their front right (3053).
+    """
     def leaving(rules):
         c = leaving_siding(RoadController(ControllerParams(traffic_rules=rules, robot_id=3)))
         c.current_node = 2
@@ -348,7 +353,8 @@ def test_crossroad_lane_is_addressed_by_the_node_it_came_from():
 def test_a_robot_that_does_not_know_where_it_came_from_obeys_the_loudest_crossroad_light():
     """Issue #27: a robot whose map tracking had two candidates ignored every light of X1, drove
     into a red and met the crossing lanes' green (generated:2011 and 2015). A crossroad's light
-    stands beside its own in-lane: the one heard loudest on the approach is the robot's."""
+    stands beside its own in-lane: the one heard loudest on the approach is the robot's.
+    """
     c = at_crossroad(RoadController(ControllerParams()))
     c.current_node = 0                 # it does not know where it came from
     far, near = [0, 0, 0, 0, 900, 0, 0], [0, 0, 0, 2500, 3800, 0, 0]
@@ -504,7 +510,8 @@ def test_light_settings_are_checked(tmp_path):
 def _exit_run(tmp_path, lights: bool):
     """Robot 1 enters the location (mission), robot 2 follows 20 cm behind and continues: without
     a light they reach the merge together (the report's Fig. 16). The light's offset puts the
-    siding's green when they arrive, so the road lane's robot is stopped, then let go."""
+    siding's green when they arrive, so the road lane's robot is stopped, then let go.
+    """
     from thymio_road.nodes import msgs
     from thymio_road.runtime.contact_probe import ContactProbe
     from thymio_road.runtime.run import Graph
@@ -562,7 +569,8 @@ def test_location_light_keeps_the_two_lanes_apart(tmp_path):
 
 def test_a_location_light_node_hears_the_robots_through_the_ir_medium(tmp_path, monkeypatch):
     """The actuated light's ears: what the robots announce reaches the light's core by its
-    node's comm/rx subscription (the medium publishes it for every Thymio, lights included)."""
+    node's comm/rx subscription (the medium publishes it for every Thymio, lights included).
+    """
     from thymio_road.control.right_of_way import announcement
     from thymio_road.control.traffic_light import TrafficLight
     heard = []
@@ -690,7 +698,8 @@ def test_crossroad_lights_are_not_obstacles_to_the_lanes_they_command():
     """A robot driving an in-lane of the final map's crossroad (its centre 1.2 cm right of the
     lane's centre line, where line following puts it) must not see the light beside it with the
     front sensors that drive avoidance: at the generator's 15 cm the centre-right sensor read
-    over 3000 (v2's stop) and robots stood there for good."""
+    over 3000 (v2's stop) and robots stood there for good.
+    """
     from thymio_road.sim.sensors import ProxSensing
     road_map = load_map(config_dir() / 'maps' / 'final.yaml')
     x1 = next(i for i in road_map.intersections if i.kind == 'crossroad')

@@ -63,7 +63,8 @@ def test_traffic_command_runs_each_seed_and_prints_the_table(tmp_path, capsys):
 
 def test_a_run_that_raises_is_a_row_with_its_seed_and_error_and_the_command_fails(tmp_path, capsys, monkeypatch):
     """A run given a parameter it cannot use at run time (here 1000 robots on the simple map)
-    does not take the table with it (issue #28)."""
+    does not take the table with it (issue #28).
+    """
     real = traffic_table.run_job
 
     def run_job(job):
@@ -94,7 +95,8 @@ def test_an_earlier_run_in_out_is_refused_before_the_first_run(tmp_path, capsys)
 def test_resume_keeps_an_interrupted_sweeps_runs_and_runs_only_the_others(tmp_path, capsys, monkeypatch):
     """An acceptance sweep is hours of runs: stopped part-way, `--resume` judges the runs it left
     from their summaries (the same rows as running them again) and runs the rest; a summary of
-    another run in their place is refused before anything runs."""
+    another run in their place is refused before anything runs.
+    """
     args = ['traffic', '--scenario', 'simple', '--robots', '2', '--seeds', '1-3', '--duration', '5',
             '--out', str(tmp_path / 'all'), '--workers', '1']
     main(args)
@@ -135,7 +137,8 @@ def test_each_failure_class_is_named():
 
 def test_stuck_is_judged_by_progress_where_the_run_measured_it():
     """A robot that crept (no stall by the 1 cm rule) but made no progress is stuck; a progress
-    block without stuck robots overrides the older stall list."""
+    block without stuck robots overrides the older stall list.
+    """
     crept = _summary()
     crept['progress'] = {'stuck': [_stall(100.0, 230.0, 'robot thymio3 ahead (17 cm)')], 'confined': []}
     row = judge(crept, 26.0)

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """The loader refuses turns tighter than a robot follows at its speed there (map/turns.py), and the
-experiment behind the limits reads its table right (experiments/turns.py)."""
+experiment behind the limits reads its table right (experiments/turns.py).
+"""
 import pytest
 
 from thymio_road.experiments.turns import smallest_without_loss, track

@@ -109,7 +109,8 @@ def test_road_truth_counts_a_loss_once_per_excursion():
 def test_queued_commands_are_the_commands_however_they_are_applied():
     """World.command_soon: more commands than the queue holds, commands for a static robot and for
     a robot not yet at the command's time, then a read of the wheels, a tick and a snapshot: the
-    same state and motor noise as World.command at once."""
+    same state and motor noise as World.command at once.
+    """
     specs = [RobotSpec('a', 1.0, 1.0, 0.0), RobotSpec('b', 1.3, 1.0, 1.0), RobotSpec('c', 1.0, 1.3, 2.0, static=True)]
     now, soon = World(open_map(), specs, seed=3), World(open_map(), specs, seed=3)
     rng = np.random.default_rng(1)

@@ -22,7 +22,8 @@ def _world(executor, **params):
 
 def test_time_waits_for_every_controller():
     """Over DDS a controller can connect seconds after the world: its robot used to stand while
-    the others drove (a 25 cm difference from the embedded run in the parity test)."""
+    the others drove (a 25 cm difference from the embedded run in the parity test).
+    """
     executor = Executor()
     world = _world(executor)
     for _ in range(5):
@@ -48,7 +49,8 @@ def test_without_controllers_time_starts_after_the_timeout(caplog):
 
 def test_the_range_table_is_prox_distance_for_every_raw_value():
     """The proximity Range's range comes from a table (world_node._PROX_DISTANCES): the same
-    floats as robot_model.prox_distance, value by value."""
+    floats as robot_model.prox_distance, value by value.
+    """
     from thymio_road.nodes import world_node
     from thymio_road.sim import robot_model as rm
     table = world_node._PROX_DISTANCES

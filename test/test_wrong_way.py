@@ -15,7 +15,8 @@ from thymio_road.map.loader import load_map
 
 def _drive(monitor: WrongWayMonitor, road, s0: float, s1: float, reverse: bool, offset: float = -0.0115) -> None:
     """A robot moving from s0 to s1 along `road` (1 s samples of 2 cm: the speed of 150 units),
-    its centre `offset` to the left of the centre line, facing along or against the lane."""
+    its centre `offset` to the left of the centre line, facing along or against the lane.
+    """
     for k, s in enumerate(np.arange(s0, s1, 0.02 if s1 > s0 else -0.02)):
         x, y, h = road.pose_at(float(s))
         x, y = x - offset * math.sin(h), y + offset * math.cos(h)

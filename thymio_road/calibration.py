@@ -32,7 +32,8 @@ _STRIP = {'name': 'calibration_strip', 'size': [STRIP_LENGTH + 0.4, 0.3],
 
 def count_events(world: World, i: int, command: int, limit: int = 10_000) -> tuple[int, float]:
     """Events robot i needs, line-following at `command`, until its reading sensor sees black,
-    and the mean left − right command it needed to keep straight over the second half."""
+    and the mean left − right command it needed to keep straight over the second half.
+    """
     controller = RoadController(ControllerParams(speed=command, barcode_actions=False,
                                                  grey_thresh=400, avoidance='off'))
     t = 0.0

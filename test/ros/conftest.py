@@ -166,7 +166,8 @@ def compiled_kernels(ros_env, tmp_path_factory) -> None:
     """The first world of a fresh install compiles numba's kernels (some tens of seconds, cached
     beside the installed modules): done once here, in a process that imports thymio_road as the
     nodes do (not from the current folder), so that no test's world spends its time limit on it.
-    Under `colcon test` no earlier test has done it: the first launch test failed."""
+    Under `colcon test` no earlier test has done it: the first launch test failed.
+    """
     warm = subprocess.run([sys.executable, '-c', WARM_KERNELS], env=ros_env, cwd=tmp_path_factory.mktemp('warm'),
                           capture_output=True, text=True, timeout=600)
     assert warm.returncode == 0, warm.stderr
@@ -186,7 +187,8 @@ def run_launch_cmd(launch_file: Path, seconds: float, *args: str) -> list[str]:
 
 def console_script(name: str) -> str:
     """Path of one of our console scripts: in a sourced colcon install space (lib/thymio_road/, found
-    through the ament index) or beside this interpreter (pip), as the launch files find them."""
+    through the ament index) or beside this interpreter (pip), as the launch files find them.
+    """
     from thymio_road.ros.launch_plan import console_script as installed_script
     from thymio_road.ros.launch_plan import LaunchArgumentError
     try:

@@ -55,7 +55,8 @@ def _tool(name: str) -> str:
 
 def _copy_checkout(destination: Path) -> None:
     """The checkout's files as a clone has them: git's tracked and new files, else the tree
-    without build outputs."""
+    without build outputs.
+    """
     listed = subprocess.run(['git', '-C', str(ROOT), 'ls-files', '-z', '--cached', '--others', '--exclude-standard'],
                             capture_output=True) if (ROOT / '.git').exists() else None
     if listed is None or listed.returncode != 0:
@@ -71,7 +72,8 @@ def _copy_checkout(destination: Path) -> None:
 def _shell_environment(base: dict[str, str], *sourced: str) -> dict[str, str]:
     """The environment after the user's `source` lines: the venv's (env.sh, or activate and
     AMENT_PREFIX_PATH on the venv as a ROS install's setup.bash sets it), then `sourced`; read
-    with `env -0` from bash."""
+    with `env -0` from bash.
+    """
     venv = VENV_BIN.parent
     lines = [f'source {KIT_ENV} {venv}' if KIT_ENV.is_file() else
              f'source {venv}/bin/activate && export AMENT_PREFIX_PATH={venv}',
@@ -144,7 +146,8 @@ def _alive(pid: int) -> bool:
 
 def _param(workspace: Workspace, verb: str, node: str, *args: str) -> subprocess.CompletedProcess:
     """`ros2 param VERB --no-daemon NODE ...`, asked again while the CLI's fresh node has not yet
-    discovered NODE ("Node not found": without the daemon every call starts discovery anew)."""
+    discovered NODE ("Node not found": without the daemon every call starts discovery anew).
+    """
     for _ in range(10):
         result = workspace.run('ros2', 'param', verb, '--no-daemon', node, *args)
         if 'Node not found' not in result.stderr + result.stdout:
@@ -213,7 +216,8 @@ def test_ros2_launch_drives_answers_param_get_and_stops_on_ctrl_c(workspace, tmp
 
 def test_ros2_run_takes_parameters_and_every_executable_starts_bare(workspace, tmp_path):
     """`ros2 run` of each node with no parameters starts on defaults (the world on the oval) or
-    exits at once saying which parameter it needs; `-p` parameters are applied."""
+    exits at once saying which parameter it needs; `-p` parameters are applied.
+    """
     procs = {name: workspace.start(tmp_path / f'{name}.log', 'ros2', 'run', 'thymio_road', name)
              for name in EXECUTABLES if name not in ('thymio-road', 'thymio_world')}
     world = workspace.start(tmp_path / 'world.log', 'ros2', 'run', 'thymio_road', 'thymio_world', '--ros-args',
@@ -242,7 +246,8 @@ def test_ros2_run_takes_parameters_and_every_executable_starts_bare(workspace, t
 def test_colcon_test_passes_in_the_workspace(workspace):
     """`colcon test` runs the package's pytest suite from the workspace, with the install space
     sourced: the launch files' tests find the executables in lib/thymio_road/, and the real-ROS
-    tier's launch-file tests run instead of skipping."""
+    tier's launch-file tests run instead of skipping.
+    """
     result = workspace.run('colcon', 'test', '--pytest-args', *COLCON_TEST_ARGS, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     summary = workspace.run('colcon', 'test-result', '--all', '--verbose')

@@ -6,7 +6,8 @@
 
 """The node graph as separate rclpy processes over DDS, started by ``thymio-road ros``, observed as a
 ROS user would: robots drive on the road, cmd_vel flows, /clock ticks, a late subscriber gets /map,
-the buttons answer."""
+the buttons answer.
+"""
 from __future__ import annotations
 
 import math
@@ -94,7 +95,8 @@ def test_ros_command_refuses_bad_arguments_before_starting(ros_env):
 
 def test_integer_world_parameter_in_a_scenario_runs(processes, observer, tmp_path):
     """`world: {ground_noise: 10}` (an int where WorldParams has a float) crashed the world node with
-    InvalidParameterTypeException on real rclpy."""
+    InvalidParameterTypeException on real rclpy.
+    """
     from nav_msgs.msg import Odometry
     scenario = tmp_path / 'int_world.yaml'
     scenario.write_text('name: int_world\nmap: oval\nduration: 60\nseed: 1\n'

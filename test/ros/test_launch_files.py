@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Each launch file through the real ``launch.LaunchService`` (as ``ros2 launch`` runs it), from a pip
-install (console scripts in bin/, not lib/thymio_road/), observed over DDS."""
+install (console scripts in bin/, not lib/thymio_road/), observed over DDS.
+"""
 from __future__ import annotations
 
 import math
@@ -49,7 +50,8 @@ def test_simulated_launch_files_drive_robots(processes, observer, launch_file, a
 
 def test_real_robot_without_a_device_manager_backs_off_and_exits_cleanly(processes):
     """thymio_driver with no Thymio Device Manager listening: it retries with growing delays, and
-    stops cleanly when the launch shuts down."""
+    stops cleanly when the launch shuts down.
+    """
     with socket.socket() as s:      # a loopback port with nobody listening
         s.bind(('127.0.0.1', 0))
         port = s.getsockname()[1]
@@ -70,7 +72,8 @@ def test_real_robot_without_a_device_manager_backs_off_and_exits_cleanly(process
 def test_missing_rviz2_or_ros2_refuses_before_any_node_starts(processes, argument, expected, ros_env, tmp_path):
     """Without rviz2 the launch used to start the world and controllers, then fail and leave them
     orphaned (parent 1), still publishing; without ros2, or with a ros2 that has no `bag` verb (the
-    kit's), it carried on unrecorded."""
+    kit's), it carried on unrecorded.
+    """
     if 'ros2 on PATH' not in argument:
         processes.env = dict(ros_env, PATH=str(tmp_path))      # neither rviz2 nor ros2 on PATH
     else:   # the kit's ros2, beside this interpreter, has no `bag` verb

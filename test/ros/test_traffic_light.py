@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """A traffic-light Thymio stops a robot and lets it go, with world, controllers, IR medium and the
-light as separate rclpy processes: the light's codes travel over the IR medium node."""
+light as separate rclpy processes: the light's codes travel over the IR medium node.
+"""
 from __future__ import annotations
 
 import json
@@ -19,7 +20,8 @@ from thymio_road.scenario import config_dir
 
 def test_a_light_stops_and_releases_a_robot(processes, observer, tmp_path):
     """The location exit of test_traffic.py: thymio1 enters the siding, thymio2 follows on the road
-    and is stopped by L1's light while the siding has green, then let go."""
+    and is stopped by L1's light while the siding has green, then let go.
+    """
     from nav_msgs.msg import Odometry
     from std_msgs.msg import String
     scenario = tmp_path / 'exit.yaml'

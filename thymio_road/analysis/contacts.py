@@ -40,7 +40,8 @@ _BINS = 720
 def _support_table(hull: np.ndarray, bins: int = _BINS) -> np.ndarray:
     """For each bin of directions (robot frame), the most the hull reaches along any direction of
     the bin: max over its vertices v of v·u. Separating along the line of centres, two hulls are
-    at least d − reach_a − reach_b apart, which spares the exact gap of a queue's pairs."""
+    at least d − reach_a − reach_b apart, which spares the exact gap of a queue's pairs.
+    """
     edges = np.linspace(-math.pi, math.pi, bins + 1)
     a, b = edges[:-1, None], edges[1:, None]
     vx, vy = hull[None, :, 0], hull[None, :, 1]
@@ -125,7 +126,8 @@ class ContactDetector:
 
     def run(self, times: np.ndarray, poses: np.ndarray) -> None:
         """:meth:`update` for every sample at once (m times, m×n×3 poses): the same episodes, pair
-        by pair over the whole recording, as `thymio-road analyze` needs."""
+        by pair over the whole recording, as `thymio-road analyze` needs.
+        """
         found = []
         for pair, (i, j) in enumerate(zip(self._i.tolist(), self._j.tolist())):
             d = poses[:, j, :2] - poses[:, i, :2]

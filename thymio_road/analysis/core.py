@@ -150,7 +150,8 @@ def _every_second(rec: Recording, source: MapSource, movers: list[str], result: 
                   stall_time: float, nc: dict) -> None:
     """Stalls, gridlock and the moving-robots timeline; stuck and confined robots; wrong-way
     driving: the live run's detectors on the same samples (each robot's last pose published before
-    each second, what its controller said before it; analysis/sampling.py)."""
+    each second, what its controller said before it; analysis/sampling.py).
+    """
     robots = [r for r in movers if r in rec.truth and len(rec.truth[r]) > 1]
     if not robots:
         nc['stalls'] = 'no ground truth (/<robot>/ground_truth) for any moving robot'
@@ -193,7 +194,8 @@ def _pose_array(p: Poses) -> np.ndarray:
 def _passages(rec: Recording, source: MapSource, movers: list[str], rows: dict, result: Analysis, t1: float,
               nc: dict) -> None:
     """Passages (the controllers' `left` events) per robot and per robot-minute, the first and last
-    10 minutes, and each decision checked against the road the robot took (ground truth)."""
+    10 minutes, and each decision checked against the road the robot took (ground truth).
+    """
     if not any(rec.has(r, 'controller/events') for r in movers):
         nc['passages'] = 'no controller/events topic in the recording'
         return
@@ -338,7 +340,8 @@ def _state_metrics(rec: Recording, clock: _Clock, movers: list[str], rows: dict,
 def _mode_metrics(rec: Recording, movers: list[str], rows: dict, t0: float, t1: float, nc: dict) -> None:
     """Time per mode (what overrides the state's driving: making way, yielding, held by a light,
     …; docs/controller.md) from the controller's `mode` events. A recording made before the
-    controller reported modes has none: then nothing is computed rather than all 'driving'."""
+    controller reported modes has none: then nothing is computed rather than all 'driving'.
+    """
     modes = {r: [e for e in rec.events.get(r, []) if e.get('kind') == 'mode' and 'to' in e and 't' in e]
              for r in movers}
     if not any(modes.values()):
@@ -359,7 +362,8 @@ def _mode_metrics(rec: Recording, movers: list[str], rows: dict, t0: float, t1: 
 def _proximity(rec: Recording, rows: dict, result: Analysis, options: Options, t1: float, source: MapSource,
                nc: dict) -> ContactDetector | None:
     """Contacts and near misses of every pair of Thymios (traffic lights too): the live run's
-    detector (analysis/contacts.py) on the same samples, poses interpolated every 0.1 s."""
+    detector (analysis/contacts.py) on the same samples, poses interpolated every 0.1 s.
+    """
     names = [r for r in rec.robots if r in rec.truth and len(rec.truth[r]) > 0]
     if len(names) < 2:
         nc['collisions and near misses'] = 'needs the ground_truth of at least two robots'

@@ -43,7 +43,8 @@ _TICK = 6
 
 def map_image(road_map: RoadMap) -> np.ndarray:
     """The printed grey, subsampled to at most PREVIEW_PIXELS on its longer side (the report's
-    figures draw it under matplotlib)."""
+    figures draw it under matplotlib).
+    """
     step = max(1, int(np.ceil(max(road_map.shape) / PREVIEW_PIXELS)))
     return road_map.grey[::step, ::step]
 
@@ -51,7 +52,8 @@ def map_image(road_map: RoadMap) -> np.ndarray:
 def map_darkness(road_map: RoadMap) -> np.ndarray:
     """The printed darkness (0 white .. 100 black, row 0 at y = 0) on cells of a whole number of
     pixels, at most PREVIEW_PIXELS on the longer side: /map's own raster on the shipped maps
-    (5 mm cells on `final`), so a run reads it from the raster cache instead of drawing it."""
+    (5 mm cells on `final`), so a run reads it from the raster cache instead of drawing it.
+    """
     step = max(1, int(np.ceil(max(road_map.shape) / PREVIEW_PIXELS)))
     return road_map.occupancy(step * road_map.resolution)
 
@@ -59,7 +61,8 @@ def map_darkness(road_map: RoadMap) -> np.ndarray:
 def robot_colours(count: int) -> list[str]:
     """`count` distinct colours ('#rrggbb'): tab10 or tab20 while they suffice, else `count` hues
     around the colour circle, alternately bright and dark so that neighbours differ (a 10-colour
-    cycle drew robots 1 and 11 alike)."""
+    cycle drew robots 1 and 11 alike).
+    """
     if count <= 10:
         return list(_TAB10[:count])
     if count <= 20:
@@ -80,7 +83,8 @@ def run_title(name: str, robots: int, simulated_s: float, seed: int, interrupted
 @dataclass
 class TrajectoryPlot:
     """What was drawn, for checking: each robot's colour, the legend's labels, the title, and
-    where the map lies in the picture (left, top, right, bottom pixels; y up in the map)."""
+    where the map lies in the picture (left, top, right, bottom pixels; y up in the map).
+    """
 
     colours: dict[str, str]
     legend: list[str]

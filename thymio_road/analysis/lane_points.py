@@ -6,7 +6,8 @@
 
 """The map's lanes as points (x, y, heading, road, arc length) every centimetre, bucketed in square
 cells so that the points near a robot are found without measuring the whole network (the
-progress and wrong-way detectors ask for every robot every second)."""
+progress and wrong-way detectors ask for every robot every second).
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -41,7 +42,8 @@ class LanePoints:
 
     def near(self, x: float, y: float) -> np.ndarray:
         """Indices (ascending) of the points in the 3×3 cells around (x, y): every point within
-        `cell` of it, and some further."""
+        `cell` of it, and some further.
+        """
         cx, cy = int(np.floor(x / self.cell)), int(np.floor(y / self.cell))
         found = [self._cells.get((cx + i, cy + j), self._empty) for i in (-1, 0, 1) for j in (-1, 0, 1)]
         return np.sort(np.concatenate(found))

@@ -44,7 +44,8 @@ class MapSource:
 
 def occupancy(road_map: RoadMap, resolution: float | None = None) -> np.ndarray | None:
     """The /map darkness the world node publishes for a map (0 white .. 100 black) at a /map
-    resolution (world parameter map_resolution); None if the map's raster cannot give it."""
+    resolution (world parameter map_resolution); None if the map's raster cannot give it.
+    """
     try:
         return road_map.occupancy(resolution)
     except ValueError:

@@ -56,13 +56,15 @@ def raster_lookup(mask: np.ndarray, resolution: float, origin: tuple[float, floa
 def on_road_mask(road_map: Any) -> np.ndarray:
     """Pixels where the follow sensor is on the road: a printed road, or an intersection's blind
     area (a crossroad's square, crossed over bare paper). The test of the world's own ground truth
-    (sim/ground.road_truth), as a raster the analysis can look poses up in."""
+    (sim/ground.road_truth), as a raster the analysis can look poses up in.
+    """
     return (road_map.road_index >= 0) | road_map.blind_area
 
 
 def road_keeping_figures(time_sensed: float, time_on_road: float, losses: int) -> dict[str, Any]:
     """A robot's road keeping as summary.json and the analysis report it: seconds to 0.01 s and
-    the on-road fraction of those rounded seconds, so that both give the same numbers."""
+    the on-road fraction of those rounded seconds, so that both give the same numbers.
+    """
     time_s, on = round(time_sensed, 2), round(time_on_road, 2)
     return {'time_s': time_s, 'time_on_road_s': on, 'on_road_fraction': round(on / time_s, 4) if time_s else None,
             'road_losses': int(losses)}
@@ -109,7 +111,8 @@ def sample_period(t: np.ndarray, default: float = rm.PROX_EVENT_PERIOD) -> float
 
 def path_length(x: np.ndarray, y: np.ndarray, t: np.ndarray | None = None) -> float:
     """Sum of the straight steps between samples (recording gaps are not counted as motion), in
-    order and with math.hypot, as the embedded run sums its published poses (WorldNode.truth_distance)."""
+    order and with math.hypot, as the embedded run sums its published poses (WorldNode.truth_distance).
+    """
     if len(x) < 2:
         return 0.0
     dx, dy = np.diff(x).tolist(), np.diff(y).tolist()

@@ -105,7 +105,8 @@ def _score_crossroad(e: dict, crossroads: dict, table: dict, entered: list[tuple
                      robot_events: list[dict], road_at: Callable[[float], str | None], until: float,
                      score: PassageScore) -> None:
     """A crossroad's way is chosen at its first mark (§7.4): the arm is that mark's, and the outcome is the road SETTLE seconds after it
-    leaves the crossroad: the out-lane of the arm to its right, ahead or to its left."""
+    leaves the crossroad: the out-lane of the arm to its right, ahead or to its left.
+    """
     first = next(((t, m) for t, m in entered if t >= e['t'] - MARK_WINDOW and table[m][1] == 'crossroad'
                   and table[m][3] is not None), None)
     left = next((r['t'] for r in robot_events if r.get('kind') == 'left' and r['t'] >= e['t']), None)
@@ -128,7 +129,8 @@ def passage_score(road_map: RoadMap, robots: list[str], world_events: list[dict]
                   truth: dict[str, Any], until: float) -> dict:
     """Every robot's passages scored from a recording: the road under its follow sensor at its last
     ground-truth pose at or before a time (sampling.at_or_before's rule). The totals, as
-    ``thymio-road passages`` reports one robot's."""
+    ``thymio-road passages`` reports one robot's.
+    """
     total = PassageScore()
     failures = []
     for robot in robots:

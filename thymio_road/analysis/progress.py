@@ -168,7 +168,8 @@ class _Robot:
 
 class ProgressDetector:
     """Feed it every robot's pose every second (NaN rows: no pose); it keeps the stuck and the
-    confined robots. `on_flag(text)` is told when a robot becomes stuck or confined."""
+    confined robots. `on_flag(text)` is told when a robot becomes stuck or confined.
+    """
 
     def __init__(self, names: Sequence[str], road_map: Any, stall_time: float = STALL_TIME,
                  places: Places | None = None, on_flag: Callable[[str], None] | None = None) -> None:

@@ -53,13 +53,15 @@ def quaternion_yaw(z: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def recorded_yaw(theta: Sequence[float]) -> np.ndarray:
     """The yaw a bag gives back for a pose published with heading theta: the world writes the
-    quaternion (0, 0, sin θ/2, cos θ/2) with math's functions (WorldNode.truth_log keeps them)."""
+    quaternion (0, 0, sin θ/2, cos θ/2) with math's functions (WorldNode.truth_log keeps them).
+    """
     return quaternion_yaw([math.sin(th / 2) for th in theta], [math.cos(th / 2) for th in theta])
 
 
 def grid(start: float, end: float, period_ns: int) -> np.ndarray:
     """Sample times k · period (k ≥ 1) from `start` to `end` inclusive, in ns (integers, so that
-    the run and a bag name the same instants)."""
+    the run and a bag name the same instants).
+    """
     first = max(1, math.ceil(round(start * 1e9) / period_ns))
     last = math.floor(round(end * 1e9) / period_ns)
     return np.arange(first, last + 1, dtype=np.int64) * period_ns
@@ -101,13 +103,15 @@ def interpolated(stamps: np.ndarray, poses: np.ndarray, times: np.ndarray) -> np
 
 def value_before(stamps: Sequence[float], values: Sequence, times: np.ndarray) -> list:
     """The last value stamped before each time (None before the first): what the run's probe has
-    heard from the controllers' events when it samples."""
+    heard from the controllers' events when it samples.
+    """
     k = np.searchsorted(np.asarray(stamps, dtype=float), times, side='left') - 1
     return [values[i] if i >= 0 else None for i in k]
 
 
 def at_or_before(stamps: np.ndarray, poses: np.ndarray, t: float) -> np.ndarray | None:
     """The last pose stamped at or before t (a controller's event at t follows the world's
-    publication of the same tick), None before the first."""
+    publication of the same tick), None before the first.
+    """
     k = int(np.searchsorted(stamps, t + 1e-9, side='right')) - 1
     return poses[k] if k >= 0 else None

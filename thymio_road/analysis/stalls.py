@@ -90,7 +90,8 @@ class Places:
 
 def holder(i: int, names: Sequence[str], poses: np.ndarray, held: Sequence[str | None] | None) -> str:
     """What holds robot i: what its controller says (a traffic light), else the nearest robot
-    ahead, else 'nothing in front'. Shared by the stall and the progress detectors."""
+    ahead, else 'nothing in front'. Shared by the stall and the progress detectors.
+    """
     if held and held[i]:
         return held[i]
     x, y, heading = (float(v) for v in poses[i][:3])
@@ -110,7 +111,8 @@ def holder(i: int, names: Sequence[str], poses: np.ndarray, held: Sequence[str |
 
 def by_time(items: Sequence[dict], key: str) -> list[dict]:
     """Episodes in time order, then by robot (thymio2 before thymio10): the run and a bag may
-    list robots in different orders."""
+    list robots in different orders.
+    """
     from thymio_road.analysis.bag import natural_key
     return sorted(items, key=lambda e: (e[key], natural_key(e['robot'])))
 
@@ -200,7 +202,8 @@ def warning(summary: dict[str, Any], robots: int) -> str | None:
 
 def end_warning(summary: dict[str, Any], robots: int) -> str | None:
     """A warning when most of the network stands still at the end without a full gridlock (one
-    robot circling alone does not keep the network moving), else None."""
+    robot circling alone does not keep the network moving), else None.
+    """
     stalled = summary.get('stalled_at_end') or []
     if summary.get('gridlock') or not stalled or 2 * len(stalled) < robots:
         return None

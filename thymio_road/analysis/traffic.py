@@ -105,7 +105,8 @@ class ConflictEpisode:
 
 def _track_episode(monitor: Any, intersection: str, t: float, robots: set[str] | None) -> None:
     """One sample of a monitor (MergeMonitor, CrossroadMonitor): `robots` in conflict at
-    `intersection` extend its open episode (or open one); None closes it."""
+    `intersection` extend its open episode (or open one); None closes it.
+    """
     if robots is None:
         monitor.open_.pop(intersection, None)
         return
@@ -247,7 +248,8 @@ def hold_times(events: dict[str, list[dict]], end: float) -> list[float]:
 def throughput_windows(times: list[float], duration: float, window: float = 600.0) -> dict | None:
     """Passages in the first and in the last `window` s, and their ratio: a network that clogs
     carries less at the end (issue #13 asks for at least 90 %). None when the run is shorter than
-    two windows."""
+    two windows.
+    """
     if duration < 2 * window:
         return None
     first = sum(1 for t in times if t < window)
@@ -259,7 +261,8 @@ def throughput_windows(times: list[float], duration: float, window: float = 600.
 def passage_times(events: list[dict]) -> list[float]:
     """A robot's intersection passages: the times of its controller's ``left`` events (one per
     intersection left, whatever the way through). What the robots report; the progress detector
-    (:mod:`.progress`) judges exits from ground truth instead."""
+    (:mod:`.progress`) judges exits from ground truth instead.
+    """
     return [float(e['t']) for e in events if e.get('kind') == 'left' and 't' in e]
 
 
@@ -269,7 +272,8 @@ MANOEUVRES = {'yield': 'yields', 'make_way': 'made_way', 'wrong_way': 'turned_ba
 
 class TrafficMeasures:
     """The traffic block of summary.json, fed the same way by the run and from a bag: the movers'
-    centres at each interpolated sample, and each controller event with the robot's pose then."""
+    centres at each interpolated sample, and each controller event with the robot's pose then.
+    """
 
     def __init__(self, road_map: Any, robots: list[str]) -> None:
         self.robots = list(robots)

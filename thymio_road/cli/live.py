@@ -51,7 +51,8 @@ def check_arguments(args: argparse.Namespace, pace_default: float | None) -> Non
 
 def start_server(args: argparse.Namespace) -> Any:
     """Start the live view's server before anything runs: a port in use or a missing SDK is an
-    error (exit code 2) that names it, and no run starts."""
+    error (exit code 2) that names it, and no run starts.
+    """
     from thymio_road.runtime.live import LiveServer
     server = LiveServer(args.port or DEFAULT_PORT)
     pace = f'{args.pace:g}x real time' if args.pace else 'as fast as it runs (--pace 1: real time)'

@@ -69,7 +69,8 @@ def _command(argv: list[str] | None) -> int:
 @contextmanager
 def _signals_interrupt() -> Iterator[None]:
     """SIGTERM stops a command as Ctrl-C does (KeyboardInterrupt), so that every command cleans up
-    and says so as `run` does (run installs its own handlers while it simulates)."""
+    and says so as `run` does (run installs its own handlers while it simulates).
+    """
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
     try:

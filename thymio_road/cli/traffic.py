@@ -6,7 +6,8 @@
 
 """The traffic experiments of issue #13: `thymio-road traffic` (does traffic keep flowing, over
 seeds), `thymio-road priority` (how much traffic delays a priority vehicle) and `thymio-road
-recovery` (does a lost robot find its lane again, the right way)."""
+recovery` (does a lost robot find its lane again, the right way).
+"""
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,8 @@ def seeds(text: str) -> list[int]:
 def scenario_list(text: str) -> list[str]:
     """'generated:1-30,final_traffic' → the scenarios: shipped names, files, generated maps. Seeds
     right after a generated part are more generated maps ('generated:4,9,12-14'), as --seeds reads
-    them: a scenario's name starts with a letter."""
+    them: a scenario's name starts with a letter.
+    """
     out: list[str] = []
     generated = False
     for part in filter(None, (p.strip() for p in text.split(','))):

@@ -132,7 +132,8 @@ class RoadController(ReportMachine):
         blind crossing cut short by making way) lets line following carry it out by an exit while
         it still counts marks: generated:2012, 10 robots, took a balloon in ACTION, read its
         barcodes as ring marks, "exited" onto a location's merge and drove the siding the wrong
-        way. Not before the first mark: the entry code may stand far up the lead-in."""
+        way. Not before the first mark: the entry code may stand far up the lead-in.
+        """
         if self.action is not Action.ROUNDABOUT or self.state not in (State.ACTION, State.CONTINUE) \
                 or self.counter_continue == 0 and self.state is State.ACTION:
             self.since_mark_cm = 0.0
@@ -193,7 +194,8 @@ class RoadController(ReportMachine):
     # --- IR: the right of way and the lights -------------------------------------------------------
     def on_comm(self, code: int, intensities: Sequence[int] | None = None) -> None:
         """A value received by IR (prox.comm.rx, with the 7 sensors' intensities when known):
-        another robot's message goes to the traffic policy, a light's code to the lights."""
+        another robot's message goes to the traffic policy, a light's code to the lights.
+        """
         if not self.policy.hear(self, code, intensities):
             self.lights.hear(self, code, intensities)
 

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """What the controller is in and what it reports: the report's states (§3, Fig. 2), the kinds of
-intersection (actionType), the modes the traffic rules add, and the events a bag records."""
+intersection (actionType), the modes the traffic rules add, and the events a bag records.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,7 +45,8 @@ INTERSECTION_CODES = {4: Action.BRANCHING, 5: Action.CROSSROAD, 6: Action.LOCATI
 class Mode(enum.Enum):
     """What overrides the state's own driving this step, so that a bag shows it (the `mode`
     events): the report's STOP split by its cause, and the modes of the recovery and the
-    traffic rules, which the state alone does not tell."""
+    traffic rules, which the state alone does not tell.
+    """
 
     DRIVING = 'driving'
     STOPPED = 'stopped'            # the centre button (§3)

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Obeying the traffic lights (Appendix A's allStop / allStart and incrementCounter;
-docs/traffic.md): which lane a light's code addresses, the stop, the go, and the timeout."""
+docs/traffic.md): which lane a light's code addresses, the stop, the go, and the timeout.
+"""
 from __future__ import annotations
 
 from typing import Sequence
@@ -23,7 +24,8 @@ class LightObedience:
     node+40 addressed to the node it came from stop / start it; at a location, a robot that
     continued past the siding entry stops on node+20 and goes on node+40, and a robot leaving the
     siding does the opposite (its stop timer frozen while held); node+60 holds both. A robot is
-    never stopped while it crosses (CONTINUE)."""
+    never stopped while it crosses (CONTINUE).
+    """
 
     def __init__(self, params, state: State) -> None:
         self.params = params
@@ -81,7 +83,8 @@ class LightObedience:
         robot came from is unknown (its map tracking has several candidates, or no map): a
         crossroad's light stands beside its own in-lane, and IR reaches about 23 cm, so the robot
         hears its own arm's light loudest; ignoring every light, it would drive into a red and
-        meet the crossing lanes' green. None while a louder light of another arm has been heard."""
+        meet the crossing lanes' green. None while a louder light of another arm has been heard.
+        """
         loudness = max(intensities, default=1) if intensities is not None else 1
         self.arms[node] = max(self.arms.get(node, 0), int(loudness))
         return node if self.arms[node] >= max(self.arms.values()) else None
@@ -128,7 +131,8 @@ class LightObedience:
     def hold_in_siding(self, ctl) -> None:
         """Back in a location's siding lane after making way, the robot waits for its light's go
         again (or `light_timeout` of silence): what let it go before, a go or the timeout, is no
-        longer the light's word, and the light may have let the road lane go meanwhile."""
+        longer the light's word, and the light may have let the road lane go meanwhile.
+        """
         if not self.obeys():
             return
         self.quiet = 0

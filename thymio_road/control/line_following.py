@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Line following (report §4, Appendix A): the P controller on the left ground sensor, the
-collision avoidance (§6, Fig. 10) and the spin that finds a lost road."""
+collision avoidance (§6, Fig. 10) and the spin that finds a lost road.
+"""
 from __future__ import annotations
 
 from thymio_road.control.aseba import adiv, clip

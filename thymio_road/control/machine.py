@@ -25,7 +25,8 @@ from thymio_road.control.reading import BarcodeReading
 
 class ReportMachine(LineFollowing, BarcodeReading):
     """Appendix A's variables and states. The pipeline that runs them each event, the lights and
-    the right of way are the controller's (control/controller.py)."""
+    the right of way are the controller's (control/controller.py).
+    """
 
     def __init__(self, params: ControllerParams, state: State) -> None:
         self.params = params
@@ -132,7 +133,8 @@ class ReportMachine(LineFollowing, BarcodeReading):
     def _crossroad_mark(self) -> None:
         """The crossroad's sequences (§7.4): right exits at the first bit; straight crosses four
         times; left crosses twice, follows the central circle from the third bit (EXIT, then
-        back to ACTION) and crosses twice more from the next one."""
+        back to ACTION) and crosses twice more from the next one.
+        """
         if not self.direction:
             self.direction = self.choose_direction()
             self.events.append(Event('decision', {'action': 'crossroad', 'mark': 0, 'choice': self.direction}))
@@ -194,7 +196,8 @@ class ReportMachine(LineFollowing, BarcodeReading):
 
     def _deliver(self, increment: int) -> None:
         """The 2 s stop in a location, then the road at the lowest speed ("like in a village").
-        The count stands still while the location's light holds the siding (incrementCounter)."""
+        The count stands still while the location's light holds the siding (incrementCounter).
+        """
         self.counter += increment
         if self.counter > self.params.location_count + self.params.stop_count:
             self.delivering = False

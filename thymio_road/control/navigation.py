@@ -75,7 +75,8 @@ def parse_mission(mission: str | int | Sequence[int | str], locations: Collectio
     """'3,1,5', 3 or [3, 1, 5] → [3, 1, 5]; '' → [] (random driving). The one check of a mission
     (scenario files, the controller node's parameter and topic, the Navigator): each number ASCII
     digits and, given the map's `locations` (map_locations), one of them (`map_label` names the
-    map in the error)."""
+    map in the error).
+    """
     if isinstance(mission, (list, tuple)) and all(isinstance(m, (int, str)) and not isinstance(m, bool)
                                                    for m in mission):
         text = ','.join(map(str, mission))
@@ -145,7 +146,8 @@ class Navigator:
         """The node the robot last passed ('' = unknown, a robot freshly put on the map), and the
         road it was put down on: of the node's ways out, only those that drive that road are
         candidates. Without it every way out of the node is, and a robot put down after a
-        crossroad cannot know the arm it comes back by, which the crossroad's lights address."""
+        crossroad cannot know the arm it comes back by, which the crossroad's lights address.
+        """
         self.inside = None
         self._overdue_cm = math.inf
         self.exit_at = None
@@ -210,7 +212,8 @@ class Navigator:
     def _ring_marks(self) -> float:
         """The marks of one lap of the ring the robot is on (infinite when the map does not say);
         unsure which ring, of the smallest: a lap of the largest is laps of a smaller one
-        (generated:7013, 10 robots: 8 marks of a ring of 4, 2.4 laps, flagged as confined)."""
+        (generated:7013, 10 robots: 8 marks of a ring of 4, 2.4 laps, flagged as confined).
+        """
         if not self.inside:
             return float('inf')
         return min(len(self.graph.approaches[a].marks) for a in self.inside)
@@ -221,7 +224,8 @@ class Navigator:
 
     def _ring_gaps(self) -> float:
         """The overdue distance of the ring the robot may have entered by, from its longest gap
-        between marks, round the lap."""
+        between marks, round the lap.
+        """
         longest = 0.0
         for key in self.inside or ():
             approach = self.graph.approaches[key]
@@ -333,7 +337,8 @@ class Navigator:
 
     def _on_left_unawares(self, data: dict, out: list[Event]) -> None:
         """The controller has left the ring by an exit it did not count: any of the ring's exits
-        may be the one, and the codes read next tell which (as after the report's re-search)."""
+        may be the one, and the codes read next tell which (as after the report's re-search).
+        """
         if self.inside is None:
             return
         self.edges = [o for a in self.inside for o in self.graph.options[a] if o.exit_at is not None] or None

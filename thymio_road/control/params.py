@@ -6,7 +6,8 @@
 
 """The controller's parameters: Appendix A's constants, Table 5's speeds, and the knobs of the
 traffic policies (docs/controller.md); each field declares its type, range and unit beside it
-(map/schema.py), which the scenario reader and the nodes check."""
+(map/schema.py), which the scenario reader and the nodes check.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -33,5 +33,6 @@ class Percept:
 
     def front_right_only(self, threshold: int) -> bool:
         """Something at the front right only: the centre-right sensor beyond `threshold`, the
-        centre and centre-left below it (a robot that came in from the right)."""
+        centre and centre-left below it (a robot that came in from the right).
+        """
         return max(self.prox[1], self.prox[2]) <= threshold < self.prox[3]

@@ -126,7 +126,8 @@ class ReportPolicy:
 
 class ImprovedPolicy(ReportPolicy):
     """The improved rules: right of way by IR (control/right_of_way.py) and the rules of
-    control/rules/, each one module, run in their stated precedence."""
+    control/rules/, each one module, run in their stated precedence.
+    """
 
     # It talks, pauses a reading and waits at a trigger for a robot in front, watches the
     # front-left sensor while merging, and has modes of its own.
@@ -163,7 +164,8 @@ class ImprovedPolicy(ReportPolicy):
 
     def override(self, ctl, percept: Percept) -> tuple[int, int] | None:
         """The selector: a request that interrupts, the making of way under way (and the hold
-        after it), then the reasons to make way in precedence, then the yield at an entry."""
+        after it), then the reasons to make way in precedence, then the yield at an entry.
+        """
         make_way, row = self.make_way, self.row
         role = ctl.role()
         if row.quiet() and not make_way.active():

@@ -47,7 +47,8 @@ class BarcodeReading:
         circle the follow sensor rides well on the dark side of the grey reference, which is how
         the P controller turns that tightly. At a location's marks (`marks='location'`) it asks
         only for printed black: there the line following may swing after a light's hold, and a
-        missed merge mark sends the robot down the location's lane as if it were the road."""
+        missed merge mark sends the robot down the location's lane as if it were the road.
+        """
         p = self.params
         if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin or self.marks_suppressed():
             return False

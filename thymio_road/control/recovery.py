@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Finding the road again (report §4) and, with recovery 'both', from its wrong side too
-(docs/navigation.md): the wrong-way test, the U-turn and the left spin after a blind crossing."""
+(docs/navigation.md): the wrong-way test, the U-turn and the left spin after a blind crossing.
+"""
 from __future__ import annotations
 
 from collections import deque
@@ -23,7 +24,8 @@ class Recovery:
     it finds the road backwards (§4). Recovery 'both' also recognises the wrong-way drive this
     leads to and turns round on the spot: a robot driving backwards follows the lane's sharp
     outer edge, where the follow reading jumps between white and black from one event to the
-    next, while on the gradient it changes smoothly (ControllerParams.wrong_way_jitter)."""
+    next, while on the gradient it changes smoothly (ControllerParams.wrong_way_jitter).
+    """
 
     def __init__(self, params) -> None:
         self.params = params
@@ -58,7 +60,8 @@ class Recovery:
         of a location's blind crossing that took its follow sensor over the road's black is
         beyond the road's right edge: it spins left until it finds it (else it would find the
         road backwards and drive the location's lanes the wrong way, in ACTION, where the
-        wrong-way test does not run)."""
+        wrong-way test does not run).
+        """
         p = self.params
         if diff > 0 and self._crossed_dark and self._since_crossing <= CROSSED_DARK_WINDOW:
             if not self.spin_left:
@@ -76,7 +79,8 @@ class Recovery:
     def turning(self, machine, diff: int) -> tuple[int, int] | None:
         """Recovery 'both': the wrong-way test in ROAD and the U-turn; the wheels while it turns
         round, else None. (Remembering the side the road was lost on and spinning that way was
-        tried and not kept: docs/traffic_log.md.)"""
+        tried and not kept: docs/traffic_log.md.)
+        """
         p = self.params
         if self.uturn:
             self.uturn -= 1

@@ -135,7 +135,8 @@ def announcement(code: int) -> tuple[int, int] | None:
 
 def waiting_robot(code: int) -> int | None:
     """A received value → the id of the robot that says it waits at a light ("waiting", or
-    "priority behind"), else None."""
+    "priority behind"), else None.
+    """
     decoded = messages.decode(code)
     if decoded is None or decoded[0] not in (messages.WAITING, messages.PRIORITY_BEHIND) or not decoded[1]:
         return None
@@ -246,7 +247,8 @@ class RightOfWay:
         """The value to send this period: the announcement, alternating with "back up" while it
         makes way with a robot close behind, else "waiting" in a queue at a light ("priority
         behind" when a priority vehicle waits behind), or else "blocked by" (asking the robot
-        ahead to make way)."""
+        ahead to make way).
+        """
         if self._events % 2:
             if backing_blocked:
                 # To the robot heard behind; to nobody (0) when none is heard, so that the robot
@@ -276,7 +278,8 @@ class RightOfWay:
 
     def closes_up_for_priority(self) -> bool:
         """In a queue at a light, with a priority vehicle behind (heard, or passed on): close up on
-        the robot in front, so that it hears the news."""
+        the robot in front, so that it hears the news.
+        """
         return (self.waiting_ahead is not None
                 and (self.priority_passed_on is not None or self.priority_behind())
                 and self.ahead() is not None)

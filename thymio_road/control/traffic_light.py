@@ -76,7 +76,8 @@ def _setting(default: float | bool, low: float = -math.inf, high: float = math.i
              location_only: bool = False) -> Any:
     """A field of Timing or Battery with its range: the one declaration the scenario reader and
     the traffic_light node derive their keys, types and defaults from (its default's type is its
-    type); `location_only`: only a location's light uses it (it hears which lane a robot is on)."""
+    type); `location_only`: only a location's light uses it (it hears which lane a robot is on).
+    """
     return field(default=default, metadata={'range': (low, high), 'unit': unit, 'location_only': location_only})
 
 
@@ -116,7 +117,8 @@ class Timing:
 
     def longest_cycle(self, phases: int = 2, priority: bool = False) -> float:
         """The longest a light takes to come back to a phase: every green and extended all red,
-        and with a priority vehicle about, every green held for it."""
+        and with a priority vehicle about, every green held for it.
+        """
         held = self.priority_preemption if priority else 0.0
         return phases * (self.green + held + self.clearance + self.clearance_extension)
 
@@ -167,7 +169,8 @@ def setting_types(cls: type) -> dict[str, type]:
 
 def node_parameters(timing: Timing, battery: Battery) -> dict[str, Any]:
     """The traffic_light node's parameters for `timing` and `battery`, each of its field's type
-    (a YAML `0` for a float field becomes 0.0: rclpy refuses another type than the default's)."""
+    (a YAML `0` for a float field becomes 0.0: rclpy refuses another type than the default's).
+    """
     out = {name: kind(getattr(timing, name)) for name, kind in setting_types(Timing).items()}
     out.update({f'{BATTERY_KEY}_{name}': kind(getattr(battery, name))
                 for name, kind in setting_types(Battery).items()})
@@ -188,7 +191,8 @@ class TrafficLight:
     with a ``clearance_extension`` or a ``priority_preemption``) keeps its phase and what it
     heard, and is asked for
     increasing times, as a node's timer does; when the time goes back (a restarted clock) it
-    starts again where the fixed-time light would be."""
+    starts again where the fixed-time light would be.
+    """
 
     def __init__(self, place: LightPlace, timing: Timing = Timing()) -> None:
         self.place = place
@@ -214,7 +218,8 @@ class TrafficLight:
 
     def hear(self, t: float, code: int) -> None:
         """A value the light received by IR at time t: robots' announcements, "waiting" and
-        "priority behind" (which asks for the sender's lane, by the role it announces)."""
+        "priority behind" (which asks for the sender's lane, by the role it announces).
+        """
         if not self.actuated:
             return
         heard = announcement(code)
@@ -298,7 +303,8 @@ class TrafficLight:
         also when both lanes ask (the light keeps its order), and once the light has changed its
         order for that phase ``priority_preemption`` seconds ago (the other lane's robots, one
         of which may stand in the way, get their turn). A location light has two phases, so the
-        all red after the other lane's green leads to it."""
+        all red after the other lane's green leads to it.
+        """
         wanted = [p for p, when in self._demand.items() if t - when <= PREEMPT_FOR]
         if len(wanted) != 1:
             return None
@@ -314,7 +320,8 @@ class TrafficLight:
 
     def _demand_end(self, phase: int) -> float:
         """When the demand for `phase` lapsed, or its pre-emption ran out: where a green held
-        for it ends (-inf when the light has not changed its order for it)."""
+        for it ends (-inf when the light has not changed its order for it).
+        """
         if self._preempted is None or self._preempted[0] != phase:
             return -math.inf
         return min(self._demand.get(phase, -math.inf) + PREEMPT_FOR,

@@ -218,7 +218,8 @@ class TrackJob:
 
 def track_job(job: TrackJob) -> TrackRun:
     """run_track in a temporary folder: workers on other machines have no --out, and runs side by
-    side must not write the same scenario file."""
+    side must not write the same scenario file.
+    """
     import tempfile
     with tempfile.TemporaryDirectory(prefix='thymio-road-track-') as tmp:
         return run_track(job.map_data, Path(tmp), job.speed, job.laps, job.seed, job.controller,
@@ -228,7 +229,8 @@ def track_job(job: TrackJob) -> TrackRun:
 def _run_tracks(jobs: list[TrackJob], out: Path, sweep_options: dict | None) -> list[TrackRun | None]:
     """Every job's run (None where it raised: its label and error go to sweep_options['failed']),
     in job order, on the workers that `sweep_options` names (experiments/sweep.py). The tracks'
-    map files are kept in out/tracks/ so that they can be printed."""
+    map files are kept in out/tracks/ so that they can be printed.
+    """
     from thymio_road.experiments import sweep
     options = dict(sweep_options or {})
     failed = options.pop('failed', None)
@@ -254,7 +256,8 @@ def speed_sweep(out: Path, speeds: list[int], laps: float, seed: int, **sweep_op
     """Fig. 8: read success against command speed, with the window of eqs. (3)-(4).
 
     `sweep_options`: workers, scheduler, progress (experiments/sweep.py) and `failed`, a list
-    that gets each run that raised (its row is left out), as for every experiment here."""
+    that gets each run that raised (its row is left out), as for every experiment here.
+    """
     rows = []
     track = oval_track()
     runs = _run_tracks([TrackJob(track, speed, laps, seed + k, label=f'speed {speed}, seed {seed + k}')

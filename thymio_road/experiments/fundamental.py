@@ -91,7 +91,8 @@ def _mean(values: Sequence[float]) -> float:
 
 def peak(curve: Sequence[Point]) -> Point:
     """The point of maximum flow: metres driven per minute (density times speed, defined on every
-    map, also one without intersections), then passages per minute, then the lower density."""
+    map, also one without intersections), then passages per minute, then the lower density.
+    """
     return max(curve, key=lambda p: (p.metres_per_min, p.passages_per_min or 0.0, -p.density))
 
 

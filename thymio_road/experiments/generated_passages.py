@@ -35,7 +35,8 @@ class Job:
 
 def ways(road_map: Any) -> set[tuple[str, str]]:
     """Every way through the map's intersections: (in-lane, turn) at a crossroad, else (node,
-    road taken: an exit or the road through)."""
+    road taken: an exit or the road through).
+    """
     from thymio_road.map.road_graph import RoadGraph
     graph = RoadGraph.build(road_map)
     out = set()
@@ -67,7 +68,8 @@ def taken(road_map: Any, score: Any) -> set[tuple[str, str]]:
 def drive(scenario: Any, robot: str = 'thymio1') -> tuple[dict, Any]:
     """Run the scenario and score the robot's passages (experiments/passages.py), leaving out the
     decisions of the last TAIL seconds: a passage may still be under way when the run ends (a left
-    turn through a crossroad takes 15.5 s), and it would count as unmatched."""
+    turn through a crossroad takes 15.5 s), and it would count as unmatched.
+    """
     from thymio_road.experiments.passages import drive as drive_passages
     return drive_passages(scenario, robot, tail=TAIL)
 

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """`thymio-road passages`: one robot with random decisions, each intersection passage checked
-against ground truth (the scoring is analysis/passages.py's, which `thymio-road analyze` uses too)."""
+against ground truth (the scoring is analysis/passages.py's, which `thymio-road analyze` uses too).
+"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 def drive(scenario: 'Scenario', robot: str = 'thymio1', tail: float = 0.0) -> tuple[dict, PassageScore]:
     """Run a scenario in the embedded runtime and score one robot's intersection passages, leaving
     out the decisions of the last `tail` seconds (a passage still under way at the end would count
-    as unmatched)."""
+    as unmatched).
+    """
     import bisect
     import json
 

@@ -84,7 +84,8 @@ def experiment(scenario: str = 'priority', seeds: tuple[int, ...] = (1, 2, 3, 4,
 
     The trips are independent jobs (experiments/sweep.py: `workers`, `scheduler`); the rows are
     the same whatever runs them. A trip that raised leaves its times empty and the row names it
-    in `error`."""
+    in `error`.
+    """
     if Path(scenario).exists():  # a file: the same one for workers whatever their folder
         scenario = str(Path(scenario).resolve())
     busy = robots or len(load_scenario(scenario).robots)

@@ -63,7 +63,8 @@ class Trial:
 
 def _start(road_map: RoadMap, side: str, rng: random.Random, ahead: float) -> tuple[str, float, float, float, tuple]:
     """A start near a lane with `ahead` m of it left to drive (closed lanes: anywhere), so that
-    the trial measures recovery, not what lies beyond the lane's end (barcode actions are off)."""
+    the trial measures recovery, not what lies beyond the lane's end (barcode actions are off).
+    """
     # The map's own roads; an intersection's lanes ('R2.ring', 'X1.circle') lie among others.
     roads = [r for r in road_map.roads if '.' not in r.id and (r.closed or r.length > ahead + 0.3)]
     road = rng.choice(roads)
@@ -118,7 +119,8 @@ def judge(track: list[tuple[float, float, float, float]], lanes: _Lanes) -> tupl
     """The outcome of a track (t, x, y, heading) and when it was settled: 'rejoined' (driving a
     lane in its direction, `PROGRESS` m in `PROGRESS_WINDOW` s, on it at both ends), 'turned
     back' (rejoined after a wrong-way drive), 'wrong way' (drove a lane backwards and had not
-    turned back by the end), 'lost' (neither)."""
+    turned back by the end), 'lost' (neither).
+    """
     samples = track[::5]
     wrong = False
     for (t0, x0, y0, h0), (t1, x1, y1, h1) in zip(samples, samples[int(PROGRESS_WINDOW / (5 * EVENT)):]):
@@ -152,7 +154,8 @@ def experiment(road_map: RoadMap, trials: int = 20, seed: int = 1, recovery: str
 @dataclass(frozen=True)
 class TrialJob:
     """One trial: plain data (the map by name or path), so that a worker process or machine can
-    run it; the worker loads the map once for all its trials."""
+    run it; the worker loads the map once for all its trials.
+    """
     map: str
     side: str
     seed: int
@@ -179,7 +182,8 @@ def sweep_trials(map_name: str, trials: int = 20, seed: int = 1, settings: tuple
                  ) -> tuple[dict[str, dict[str, list[Trial]]], list[sweep.Outcome]]:
     """:func:`experiment` for each recovery setting, its trials as independent jobs
     (experiments/sweep.py): setting → side → trials, the same whatever runs them, and the
-    outcomes of the trials that raised (left out of the trials)."""
+    outcomes of the trials that raised (left out of the trials).
+    """
     if Path(map_name).exists():  # a file: the same one for workers whatever their folder
         map_name = str(Path(map_name).resolve())
     jobs = [TrialJob(map_name, side, seed + k, setting, duration)

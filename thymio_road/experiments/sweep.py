@@ -52,7 +52,8 @@ _ADDRESS = re.compile(r'^(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-
 
 class SweepError(ConfigError):
     """The sweep cannot start (no dask installed, the scheduler unreachable): the command reports
-    it as an error of its input, exit 2, before any run."""
+    it as an error of its input, exit 2, before any run.
+    """
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ scheduler_address.__name__ = 'address'
 
 class Progress:
     """Finished runs counted on `stream`: a tqdm bar on a terminal with each run's line above it,
-    else one plain line per run with its count (logs and CI, like runtime/progress.py)."""
+    else one plain line per run with its count (logs and CI, like runtime/progress.py).
+    """
 
     def __init__(self, total: int, enabled: bool, stream: TextIO | None = None, unit: str = 'run') -> None:
         self.total = total
@@ -190,7 +192,8 @@ def _distributed(fn: Callable[[Any], Any], jobs: list[Any], workers: int, schedu
 
     class Deaths(SchedulerPlugin):
         """Counts the local workers that left while the sweep ran: dask's own warning is silenced
-        with its other log lines, and a rerun run should not go unsaid."""
+        with its other log lines, and a rerun run should not go unsaid.
+        """
         name = 'thymio-road-sweep-deaths'
 
         def __init__(self) -> None:

@@ -34,7 +34,8 @@ MIN_RATIO = 0.9
 
 def longest_cycle(scenario: Scenario) -> float:
     """The longest light cycle (s): every phase's green and all red, extended as far as it may be
-    (and a green held for a priority vehicle, when the scenario has one)."""
+    (and a green held for a priority vehicle, when the scenario has one).
+    """
     priority = any({**scenario.controller, **robot.controller}.get('kind') == 'priority' for robot in scenario.robots)
     cycles = [light.timing.longest_cycle(light.place.phases, priority) for light in scenario.lights]
     return max(cycles, default=0.0)
@@ -47,7 +48,8 @@ CLASSES = ('contact', 'stuck', 'wrong way', 'crossroad conflict', 'misread acted
 def _stuck(summary: dict[str, Any], cycle: float) -> tuple[list[float], list[float]]:
     """Durations (s) of robots stuck, not at a light, and of holds at a light. Stuck is judged by
     progress along the network where the run measured it (summary.json's ``progress``), else by
-    the older stall rule (moved less than 1 cm)."""
+    the older stall rule (moved less than 1 cm).
+    """
     end = summary['simulated_s']
     progress = summary.get('progress') or {}
     episodes = progress.get('stuck') if progress else (summary.get('stalls') or {}).get('stalls')
@@ -108,7 +110,8 @@ def mean_speed(summary: dict[str, Any]) -> float | None:
 class TrafficJob:
     """One run of the table: plain data, so that a worker process or machine can run it.
     `scenario` is a shipped name, a file or `generated:N`; `folder` is where its summary goes
-    (the scenario's own folder first when the table runs several)."""
+    (the scenario's own folder first when the table runs several).
+    """
     scenario: str
     robots: int
     seed: int
@@ -131,7 +134,8 @@ def slug(scenario: str) -> str:
 
 def run_job(job: TrafficJob) -> dict[str, Any]:
     """Run and judge one job; its row and its summary.json's text. The run writes into a
-    temporary folder on whichever machine runs it; the caller writes summary.json under --out."""
+    temporary folder on whichever machine runs it; the caller writes summary.json under --out.
+    """
     sc = load_scenario(job.scenario, robots=job.robots, seed=job.seed, duration=job.duration)
     with tempfile.TemporaryDirectory(prefix='thymio-road-traffic-') as tmp:
         result = run_scenario(sc, Path(tmp) / 'run', record=False, progress=False, picture=False)
@@ -151,7 +155,8 @@ def failed_row(job: TrafficJob, error: str) -> dict[str, Any]:
 
 def _kept_outcome(job: TrafficJob, path: Path) -> sweep.Outcome:
     """A run an earlier, interrupted sweep left under --out, judged again from its summary.json;
-    refused when it is not this job's run (another scenario, robot count, seed or duration)."""
+    refused when it is not this job's run (another scenario, robot count, seed or duration).
+    """
     text = path.read_text()
     try:
         summary = json.loads(text)
@@ -180,7 +185,8 @@ def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[in
     `relative_speed` compares with. `workers`, `scheduler`: where the runs go
     (experiments/sweep.py); the rows are in the same order and the same whatever runs them. A
     run that raised is a row with its `error`. `resume`: runs already under `out` (an interrupted
-    sweep's) are judged from their summary.json instead of run again."""
+    sweep's) are judged from their summary.json instead of run again.
+    """
     scenarios = [scenario] if isinstance(scenario, str) else list(scenario)
     scenarios = [str(Path(s).resolve()) if Path(s).exists() else s for s in scenarios]  # the same file for workers
     several = len(scenarios) > 1
@@ -241,7 +247,8 @@ def _cell(row: dict, column: str) -> str:
 def markdown(rows: list[dict]) -> str:
     """The table (a column only where it says something: the scenario when there are several, the
     relative speed when it was measured); a run that raised is a row of dashes, and its error is
-    listed below the table."""
+    listed below the table.
+    """
     columns = [c for c in COLUMNS if c != 'scenario' or len({r['scenario'] for r in rows}) > 1]
     columns = [c for c in columns if c != 'relative_speed' or any(r.get(c) is not None for r in rows)]
     lines = ['| ' + ' | '.join(columns) + ' |', '|' + '---|' * len(columns)]

@@ -115,7 +115,8 @@ def flat_balloon(hub: Hub, side: str, location: bool, must: bool, room: float, w
 def loop_pair(hub: Hub, side: str, location: bool, must: bool, room: float, room_other: float,
               stretch: float = 0.0) -> list[RoadPlan]:
     """Close `side` and the next side clockwise; `room` bounds the outer loop along `side`,
-    `room_other` along the other side."""
+    `room_other` along the other side.
+    """
     other = CW[side]
     f = hub.frame(side)
     o_s, i_t = hub.out_port(side), hub.in_port(other)

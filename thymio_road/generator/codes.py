@@ -43,7 +43,8 @@ MEDIUM_CHANCE = 0.7
 
 def announce(plan: MapPlan) -> None:
     """The codes every way into a hub needs: 7 on the last straight with room for it on each road
-    into a roundabout (nothing may follow it), 5 on every crossroad in-lane."""
+    into a roundabout (nothing may follow it), 5 on every crossroad in-lane.
+    """
     for road in plan.roads:
         if road.target.kind == 'roundabout':
             spans = [s for s in free_spans(road) if s[1] - s[0] >= CODE]
@@ -79,7 +80,8 @@ def free_spans(road: RoadPlan) -> list[tuple[float, float]]:
 
 def place_location(road: RoadPlan, lid: str, number: int, where: float = 0.5) -> LocationPlan | None:
     """A location on the road's longest free straight, if it fits: `where` (0..1) places it
-    from the straight's start to its end."""
+    from the straight's start to its end.
+    """
     need = LOCATION_CODE_BEFORE + SIDING_LENGTH + AFTER_MERGE
     spans = [s for s in free_spans(road) if s[1] - s[0] >= need]
     if not spans:

@@ -85,7 +85,8 @@ class Hub:
     def frame(self, side: str) -> Frame:
         """The side's local frame: `a` along its arm out of the hub, `l` to its left, origin at
         the centre (a three-arm roundabout's arms are 120° apart, so two of them lean 30° off
-        their side's axis)."""
+        their side's axis).
+        """
         return Frame(self.centre[0], self.centre[1], self.arm_angle(side))
 
     def axis_frame(self, side: str) -> Frame:

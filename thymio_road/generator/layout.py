@@ -74,7 +74,8 @@ def _spacing(topo: Topology, ids: dict[Cell, str]) -> tuple[list[float], list[fl
 def _edge_need(a: Hub, b: Hub) -> float:
     """Centre-to-centre distance for an edge's road from `a` to `b`: the ports' reach, the turn
     onto the lane (links.EDGE_ONTO_LANE), then the turn off it into b's lead-in, after a straight
-    for b's code 7 if b is a roundabout. Two crossroads' lanes are in line: 90 cm of straight."""
+    for b's code 7 if b is a roundabout. Two crossroads' lanes are in line: 90 cm of straight.
+    """
     reach_out = 0.84 if a.kind == 'roundabout' else 0.50
     if a.kind == 'crossroad' and b.kind == 'crossroad':
         return reach_out + 0.75 + 0.90
@@ -84,7 +85,8 @@ def _edge_need(a: Hub, b: Hub) -> float:
 
 def build(topo: Topology, sheet: tuple[float, float], margin: float) -> MapPlan:
     """The hubs and roads of `topo` on a sheet of at most `sheet` metres with `margin` of paper
-    round the roads (raises GeometryError when something does not fit)."""
+    round the roads (raises GeometryError when something does not fit).
+    """
     hubs = hubs_at(topo, (0.0, 0.0))
     xs = sorted({h.centre[0] for h in hubs.values()})
     ys = sorted({h.centre[1] for h in hubs.values()})

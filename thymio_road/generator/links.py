@@ -53,7 +53,8 @@ def edge(a: Hub, side: str, b: Hub) -> list[RoadPlan]:
 
 def _connect(a: Hub, side: str, b: Hub, back: str, group: str) -> RoadPlan:
     """Out of `a`, onto a lane 25 cm right of the hubs' axis (two crossroads' lanes are already in
-    line: 10.8 cm), and into `b`: the two ways run parallel, 50 cm apart, between the hubs."""
+    line: 10.8 cm), and into `b`: the two ways run parallel, 50 cm apart, between the hubs.
+    """
     out, inp = a.out_port(side), b.in_port(back)
     path = Path(out.pose).straight(LEAD_OUT)
     if a.kind != 'crossroad' or b.kind != 'crossroad':
@@ -87,7 +88,8 @@ def branching(bid: str, first: Hub, side: str, second: Hub, location: bool, room
               ) -> tuple[list[RoadPlan], BranchingPlan]:
     """Loops from `first`'s `side` and `second`'s opposite side, rising to the left of `side`,
     joined by the branching `bid`. `room`: how far they may rise (m); a location on the first
-    loop's way down is dropped if it does not fit."""
+    loop's way down is dropped if it does not fit.
+    """
     f = first.frame(side)
     back = OPPOSITE[side]
     x_a = _a_leg(first)

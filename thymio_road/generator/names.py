@@ -67,7 +67,8 @@ def resolve(kind: str, name: str, config: Path, capacity: Capacity) -> Path:
 
 def files(seed: int, size: str, config: Path, capacity: Capacity) -> Files:
     """The map, traffic and passage scenario files of generator seed `seed`, made if needed
-    (`config`: the shipped config folder; `capacity`: scenario.road_capacity)."""
+    (`config`: the shipped config folder; `capacity`: scenario.road_capacity).
+    """
     seed, size = check_request(seed, size)
     folder = cache_folder(config)
     stem = map_name(seed, size)
@@ -111,7 +112,8 @@ def cache_folder(config: Path) -> Path:
 @lru_cache(maxsize=4)
 def version(config: Path) -> str:
     """A digest of what generated files depend on: the generator, the map model and loader, and
-    the shipped scenarios whose settings the generated ones copy."""
+    the shipped scenarios whose settings the generated ones copy.
+    """
     here = Path(__file__).resolve().parent
     sources = sorted(here.glob('*.py')) + sorted((here.parent / 'map').glob('*.py')) + \
         [config / 'scenarios' / 'final_traffic.yaml', config / 'scenarios' / 'final.yaml']

@@ -108,7 +108,8 @@ class Path:
 
     def to(self, pose: Pose, radius: float, max_turn: float = MAX_DUBINS_TURN) -> 'Path':
         """Join the current end to `pose` by the shortest turn-straight-turn path, turning at most
-        `max_turn` (rad) in all."""
+        `max_turn` (rad) in all.
+        """
         here = self.end
         ahead = _straight_ahead(here, pose)
         if ahead is not None:

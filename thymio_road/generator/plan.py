@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """What a generated map is made of before it is written out: roads with their barcodes, the
-locations and branchings placed on them, and the hubs they join."""
+locations and branchings placed on them, and the hubs they join.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -58,7 +58,8 @@ class HubSpec:
 
     def square(self, side: str) -> bool:
         """Whether the arm of `side` lies on the side's axis (not a leaning arm of a three-arm
-        roundabout, whose arms are 120° apart)."""
+        roundabout, whose arms are 120° apart).
+        """
         if self.kind == 'crossroad' or len(self.sides) != 3:
             return True
         return self.sides.index(side) == 0
@@ -240,7 +241,8 @@ def _closures(rng: random.Random, topo: Topology, joined: set, claimed: set) -> 
 def _locations(rng: random.Random, topo: Topology) -> None:
     """Decide which closures carry a location (up to seven). A crossroad's lights address an arm by
     the node its robots come from (Appendix A: oldNode), so two arms of different phases may not
-    both be fed straight from the crossroad itself: a location on the way makes the difference."""
+    both be fed straight from the crossroad itself: a location on the way makes the difference.
+    """
     closures = list(topo.closures)
     want = [rng.random() < 0.6 for _ in closures]
     must = [False] * len(closures)

@@ -22,7 +22,8 @@ from typing import Iterator
 
 def temporary_name(path: Path) -> Path:
     """A hidden name beside `path` with the same suffix (writers such as matplotlib and PIL choose
-    the format from it), unique to this process."""
+    the format from it), unique to this process.
+    """
     return path.with_name(f'.{path.stem}.tmp{os.getpid()}{path.suffix}')
 
 
@@ -35,7 +36,8 @@ def failed(path: Path, exc: OSError) -> OSError:
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary name to write `path` under; rename it onto `path` when the block ends,
-    remove it when the block raises (an OSError then names `path`)."""
+    remove it when the block raises (an OSError then names `path`).
+    """
     path = Path(path)
     tmp = temporary_name(path)
     try:
@@ -66,7 +68,8 @@ def staged_folder(folder: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary folder beside `folder` to write a set of files in (a report); when the
     block ends, each is renamed into `folder` (files of the same names replaced, others left as
     they are). When it raises, the temporary folder goes and `folder` is as it was; an OSError
-    names `folder`."""
+    names `folder`.
+    """
     folder = Path(folder)
     tmp = folder.with_name(f'.{folder.name}.tmp{os.getpid()}')
     try:

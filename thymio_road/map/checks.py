@@ -91,7 +91,8 @@ def close_pairs(points: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarra
     grid of `reach` metres: a superset of the pairs closer than `reach`, found in time and
     memory linear in the number of points and pairs (a grid hash: the points sorted by cell,
     each cell's neighbours looked up by binary search). scipy.spatial's k-d tree did the same
-    but took half a second to import."""
+    but took half a second to import.
+    """
     cell = np.floor(points / reach).astype(np.int64)
     cell -= cell.min(axis=0) - 1
     width = int(cell[:, 1].max()) + 2

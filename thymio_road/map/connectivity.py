@@ -69,7 +69,8 @@ def strongly_connected(graph: RoadGraph) -> bool:
 
 def split_roads(graph: RoadGraph) -> list[tuple[str, str]]:
     """For a message: a road of the largest component and one of each other component, pairs
-    between which no legal drive goes both ways; empty when the network is strongly connected."""
+    between which no legal drive goes both ways; empty when the network is strongly connected.
+    """
     comps = components(graph)
     road = {a: graph.approaches[a].road for a in graph.approaches}
     return [(road[comps[0][0]], road[comp[0]]) for comp in comps[1:]]

@@ -78,7 +78,8 @@ class LinearShape:
 @dataclass(frozen=True)
 class RadialShape:
     """An annular sector (angles a0 < a1, counter-clockwise) filled with a radial gradient:
-    grey g0 at radius r0 and g1 at radius r1 (r0 < r1); solid when g0 == g1."""
+    grey g0 at radius r0 and g1 at radius r1 (r0 < r1); solid when g0 == g1.
+    """
 
     cx: float
     cy: float
@@ -213,7 +214,8 @@ INK_GREY = 0.99
 
 def ink_points(shape: Shape, pitch: float = INK_PITCH) -> np.ndarray:
     """Points (n×2, sheet mm) where a shape prints ink: its paper-white parts (a gradient's white
-    edge, a 0 bit) leave none."""
+    edge, a 0 bit) leave none.
+    """
     if isinstance(shape, RadialShape):
         nr = max(2, int(math.ceil((shape.r1 - shape.r0) / pitch)) + 1)
         na = max(2, int(math.ceil((shape.a1 - shape.a0) * shape.r1 / pitch)) + 1)

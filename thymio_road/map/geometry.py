@@ -79,7 +79,8 @@ class Arc:
 
     def poses(self, s: np.ndarray) -> np.ndarray:
         """:meth:`pose_at` at each of `s` (n×3), the same values: the angles by numpy's arithmetic
-        (the same IEEE operations), their cos and sin by :mod:`math`'s."""
+        (the same IEEE operations), their cos and sin by :mod:`math`'s.
+        """
         cx, cy = self.center
         a = self.start_angle + self.turn * s / self.radius
         cos = np.fromiter(map(math.cos, a.tolist()), float, len(a))

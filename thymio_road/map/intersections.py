@@ -138,7 +138,8 @@ def _split(pieces: list[dict], at: float) -> tuple[list[dict], list[dict]]:
 
 def _check(name: str, value: float, low: float, high: float, why: str = '', unit: str = 'm') -> None:
     """An intersection's own parameter in [low, high], refused by its name (not as the error of
-    a road it would generate: `approach: 0` was reported as a road's straight length)."""
+    a road it would generate: `approach: 0` was reported as a road's straight length).
+    """
     if not (math.isfinite(value) and low <= value <= high):
         from thymio_road.map.validation import show
         raise ValueError(f'{name}: {show(value)}: must be a number in [{low:.3g}, {high:.3g}] {unit}'

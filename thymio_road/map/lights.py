@@ -132,7 +132,8 @@ def light_codes(place: LightPlace) -> set[int]:
 
 def _check_shared_codes(road_map: Any, places: list[LightPlace]) -> None:
     """Lights of different intersections that send a common code (a crossroad lane addressed by a
-    location's id, say) must be out of each other's lanes' hearing."""
+    location's id, say) must be out of each other's lanes' hearing.
+    """
     for i, a in enumerate(places):
         for b in places[i + 1:]:
             if a.intersection == b.intersection:
@@ -150,7 +151,8 @@ def _crossroad_lights(graph: Any, inter: Any, ids: dict[str, int], where: str) -
     """The crossroad's lights. Opposite arms share a phase (arms 0 and 2, then 1 and 3). Each
     arm's in-lane is addressed by the nodes its robots come from (Appendix A: oldNode). Light
     places are either one per arm (``extra['lights']`` = {arm: pose}: each light commands its
-    arm) or a list (the report's pair: each lane is commanded by the light nearer to its end)."""
+    arm) or a list (the report's pair: each lane is commanded by the light nearer to its end).
+    """
     src = graph.road_map.source
     arms = list(inter.extra.get('arms', []))
     in_roads = inter.extra.get('in', {})

@@ -184,7 +184,8 @@ MAX_BARCODE_GAP = 0.05
 
 def _check_barcodes(road_map: RoadMap) -> None:
     """Bits must not overlap printed roads or one another. Only the barcodes' own pixels are
-    rendered (:meth:`RoadMap.road_index_window`), so loading a map builds no raster."""
+    rendered (:meth:`RoadMap.road_index_window`), so loading a map builds no raster.
+    """
     owner: dict[int, int] = {}
     cols = road_map.shape[1]
     for k, barcode in enumerate(road_map.barcodes):
@@ -231,7 +232,8 @@ def _check_raster(width: float, height: float, resolution: float, top: Fields) -
 
 def _check_ink(road_map: RoadMap, top: Fields) -> None:
     """Refuse more road than the rasters near it would hold (each piece's length and ends, times
-    the band that its paint, the sensors' blur and the tiles around it cover), before any is built."""
+    the band that its paint, the sensors' blur and the tiles around it cover), before any is built.
+    """
     res = road_map.resolution
     band = road_map.road_width + 2 * (0.015 + TILE * res)
     length = road_map.road_length

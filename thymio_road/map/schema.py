@@ -28,7 +28,8 @@ def param(default: Any, low: float = -math.inf, high: float = math.inf, unit: st
           **extra: Any) -> Any:
     """A dataclass field with its schema: a number in [low, high] (an end left out when
     `low_open` or `high_open`), finite whatever its range; a word among `choices`; `why` says what the range
-    protects against, in the error. `extra` goes into the metadata as it is."""
+    protects against, in the error. `extra` goes into the metadata as it is.
+    """
     return field(default=default, metadata={'range': (low, high), 'unit': unit, 'choices': tuple(choices),
                                             'low_open': low_open, 'high_open': high_open, 'why': why,
                                             **extra})
@@ -106,7 +107,8 @@ def check(obj: Any) -> None:
 
 def check_values(cls: type, values: Any, where: str, error: type[ConfigError] = ConfigError) -> None:
     """`values` (a mapping from a file: `where` is 'file: section') as parameters of `cls`:
-    unknown names, types, finiteness and ranges, each refused as 'where.field: value: why'."""
+    unknown names, types, finiteness and ranges, each refused as 'where.field: value: why'.
+    """
     if not isinstance(values, dict):
         raise error(f'{where}: must be a mapping of parameters, got {show(values)}')
     known = {f.name: f for f in fields(cls)}

@@ -34,7 +34,8 @@ BLOCK = 4
 
 class Tiled(NDArrayOperatorsMixin):
     """A 2-D raster of `shape` stored as tiles: `directory` (int32, one entry per TILE × TILE
-    block of pixels) indexes `tiles` (k × TILE × TILE), whose tile 0 is the fill value."""
+    block of pixels) indexes `tiles` (k × TILE × TILE), whose tile 0 is the fill value.
+    """
 
     def __init__(self, shape: tuple[int, int], directory: np.ndarray, tiles: np.ndarray) -> None:
         self.shape = (int(shape[0]), int(shape[1]))
@@ -71,7 +72,8 @@ class Tiled(NDArrayOperatorsMixin):
         """Render the tiles (rows of tile row and column) that may hold other values than `fill` with
         ``render(r0, r1, c0, c1)`` (the raster's pixels there), and keep those that do.
         Everywhere else is `fill`. Tiles are rendered a block (BLOCK × BLOCK tiles) at a time:
-        the bounding box of a block's tiles in one call."""
+        the bounding box of a block's tiles in one call.
+        """
         rows, cols = shape
         directory = np.zeros((-(-rows // TILE), -(-cols // TILE)), dtype=np.int32)
         wanted = unique_cells(tiles)
@@ -211,7 +213,8 @@ def unique_cells(cells: Any) -> np.ndarray:
 
 def cells_near(points: np.ndarray, pad: float, resolution: float, cell: int = TILE) -> np.ndarray:
     """The cells of `cell` pixels (tiles by default) within `pad` metres (as a square) of any
-    of the points (n×2+): rows of (row, column), sorted."""
+    of the points (n×2+): rows of (row, column), sorted.
+    """
     if not len(points):
         return np.zeros((0, 2), dtype=np.int64)
     side = cell * resolution

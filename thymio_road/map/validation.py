@@ -45,12 +45,14 @@ class ConfigError(ValueError):
 
 class _Loader(yaml.SafeLoader):
     """PyYAML's safe loader, plus YAML 1.2 floats without a dot (`1e9`, `2.5e-3`): YAML 1.1
-    reads those as strings, so `duration: 1e9` would be refused as "not a number"."""
+    reads those as strings, so `duration: 1e9` would be refused as "not a number".
+    """
 
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         """A mapping whose keys are all different: YAML forbids a key twice, and PyYAML would
-        silently keep the last value (`map: oval` then `map: final` runs on the final map)."""
+        silently keep the last value (`map: oval` then `map: final` runs on the final map).
+        """
         seen: dict[Any, yaml.Node] = {}
         for key_node, _ in node.value:
             if key_node.tag == 'tag:yaml.org,2002:merge':
@@ -76,7 +78,8 @@ _Loader.add_implicit_resolver(
 def load_yaml(path: Path, error: type[ConfigError] = ConfigError) -> Any:
     """Parse a YAML file, turning I/O, encoding, syntax and size problems into `error` with the
     file's name. Only a regular file is read (a FIFO would block for ever, a device such as
-    /dev/zero has no end), and the size limit holds for the bytes actually read."""
+    /dev/zero has no end), and the size limit holds for the bytes actually read.
+    """
     path = Path(path)
     try:
         info = path.stat()
@@ -111,7 +114,8 @@ def _file_kind(mode: int) -> str:
 
 def parse_yaml(text: str, source: str, error: type[ConfigError] = ConfigError) -> Any:
     """Parse YAML text from `source`; the expanded node count is checked before any object is
-    built, so an alias bomb is refused in milliseconds."""
+    built, so an alias bomb is refused in milliseconds.
+    """
     if len(text) > MAX_YAML_BYTES:
         raise error(f'{source}: {len(text)} characters, more than the {MAX_YAML_BYTES} a '
                     'configuration may have')
@@ -148,7 +152,8 @@ def parse_yaml(text: str, source: str, error: type[ConfigError] = ConfigError) -
 
 def _expanded_nodes(node: yaml.Node, counts: dict[int, int], open_: set[int]) -> int:
     """Nodes under `node` with every alias expanded, counted on the shared node graph (each node
-    once), stopping as soon as the count passes the limit."""
+    once), stopping as soon as the count passes the limit.
+    """
     key = id(node)
     if key in counts:
         return counts[key]
@@ -235,7 +240,8 @@ _REPR.maxstring, _REPR.maxother = 50, 50
 
 def show(value: Any, limit: int = 60) -> str:
     """A value for an error message, cut before it is rendered: a huge structure is never
-    rendered whole (reprlib stops at a few items and levels)."""
+    rendered whole (reprlib stops at a few items and levels).
+    """
     return _cut(_REPR.repr(value), limit)
 
 
@@ -248,7 +254,8 @@ _show = show
 
 def arg_int(low: int, high: int) -> Any:
     """An argparse type for an integer in [low, high]. argparse names the flag; the message never
-    names this function (a ValueError would print "invalid <function name> value")."""
+    names this function (a ValueError would print "invalid <function name> value").
+    """
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -283,7 +290,8 @@ MAX_SEEDS = 10_000
 
 def parse_seeds(text: str, example: str = '1-5') -> list[int]:
     """'1-5' or '1,3,7' (or both: '1-3,9') → the seeds, each in 0..MAX_SEED, at most MAX_SEEDS of
-    them, counted before the list is built. ValueError says what is wrong, quoting `text`."""
+    them, counted before the list is built. ValueError says what is wrong, quoting `text`.
+    """
     parts = []
     for part in text.split(','):
         a, dash, b = part.strip().partition('-')

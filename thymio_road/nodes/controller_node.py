@@ -128,7 +128,8 @@ class ControllerNode:
 
     def _on_set_parameters(self, parameters: list[Any]) -> Any:
         """`ros2 param set <ns>/controller mission 3,1,5`: refused (with the reason) when the mission
-        is malformed or names a node this map does not have, else applied at once."""
+        is malformed or names a node this map does not have, else applied at once.
+        """
         from rcl_interfaces.msg import SetParametersResult
         for parameter in parameters:
             if parameter.name != 'mission':

@@ -78,7 +78,8 @@ DEFAULT_SCENARIO = 'oval'
 
 def scenario_of_node(node: Any) -> Any:
     """The scenario a world-level node is started with: its `scenario_file`, `robot_count` and
-    `seed` parameters (as node_specs passes them; 0 robots / seed -1 mean the file's)."""
+    `seed` parameters (as node_specs passes them; 0 robots / seed -1 mean the file's).
+    """
     from thymio_road.scenario import load_scenario  # not for the driver, which runs without one
     scenario_file = declare(node, 'scenario_file', DEFAULT_SCENARIO)
     count = declare(node, 'robot_count', 0)

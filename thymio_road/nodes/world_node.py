@@ -170,7 +170,8 @@ class WorldNode:
 
     def command(self, i: int, left: int, right: int) -> None:
         """Robot i's wheel targets as the controller computed them (the fast path's cmd_vel),
-        applied by the world's next step (World.command_soon: the same run)."""
+        applied by the world's next step (World.command_soon: the same run).
+        """
         self.world.command_soon(i, left, right, self.tick * self.dt)
 
     def _on_led(self, name: str, msg: Any) -> None:
@@ -197,7 +198,8 @@ class WorldNode:
                     row: int) -> None:
         """Publish robot i's event: its readings (lists of int, as rclpy's int16[] fields give
         them), the barcode under its reading sensor and its state right after the event,
-        states[row] (pose, odometry pose, wheel speeds)."""
+        states[row] (pose, odometry pose, wheel speeds).
+        """
         if barcode != self.on_barcode[i]:
             self._barcode_truth(i, t, barcode)
         last = self.truth_log[i][5:]
@@ -287,7 +289,8 @@ class WorldNode:
 
     def _occupancy_grid(self) -> Any:
         """The printed darkness as occupancy (white paper 0, black ink 100: RViz shows the road)
-        on cells of `map_resolution`; the sensors keep the map's own raster."""
+        on cells of `map_resolution`; the sensors keep the map's own raster.
+        """
         m = self.scenario.road_map
         dark = m.occupancy(self.world.params.map_resolution)
         rows, cols = dark.shape

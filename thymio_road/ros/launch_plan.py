@@ -239,7 +239,8 @@ def ament_package_installed(package: str) -> bool:
     """Whether `package` is in the ament index (``AMENT_PREFIX_PATH``), as ``ros2 pkg prefix`` finds it.
 
     Read from the index's marker files rather than by running ``ros2 bag --help``, which takes a
-    second, or by importing ament_index_python, which a plain environment does not have."""
+    second, or by importing ament_index_python, which a plain environment does not have.
+    """
     for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
         if prefix and (Path(prefix) / 'share' / 'ament_index' / 'resource_index' / 'packages' / package).is_file():
             return True
@@ -310,7 +311,8 @@ def plan(arguments: Mapping[str, str], which: Callable[[str], str | None] | None
 
 def console_script(executable: str) -> Path:
     """The path of one of our console scripts: colcon installs them into ``<prefix>/lib/thymio_road``
-    (where launch_ros looks for a package's executables), pip into the environment's ``bin/``."""
+    (where launch_ros looks for a package's executables), pip into the environment's ``bin/``.
+    """
     try:
         from ament_index_python.packages import get_package_prefix
         prefix: Path | None = Path(get_package_prefix(PACKAGE))
@@ -330,7 +332,8 @@ def console_script(executable: str) -> Path:
 
 def node_executable(executable: str) -> tuple[str | None, str]:
     """``(package, executable)`` for a ``launch_ros`` Node running one of our console scripts: by
-    name from a colcon install, else by absolute path with no package, which launch_ros runs as it is."""
+    name from a colcon install, else by absolute path with no package, which launch_ros runs as it is.
+    """
     path = console_script(executable)
     if path.parent.name == PACKAGE and path.parent.parent.name == 'lib':
         return PACKAGE, executable

@@ -79,7 +79,8 @@ def run(procs: Sequence[Process], duration: float | None = None, stop_timeout: f
         log: Callable[[str], None] = print) -> int:
     """Start every process, wait for `duration` seconds (None: until Ctrl-C or SIGTERM), stop them
     with SIGINT (then SIGKILL after `stop_timeout`). Returns 0, 130 when interrupted, or 1 when a
-    node died on its own."""
+    node died on its own.
+    """
     env = child_environment()
     running: list[tuple[Process, subprocess.Popen]] = []
     previous = signal.signal(signal.SIGTERM, _interrupt)   # SIGTERM stops the graph as Ctrl-C does

@@ -126,7 +126,8 @@ def rviz_for_scenario(scenario: Scenario) -> str:
 
 def rviz_config_path(robots: Sequence[str], map_size: tuple[float, float]) -> Path:
     """The shipped config when it is the one these robots and map need; otherwise one generated
-    into the temp folder (named by its content, so launches share it)."""
+    into the temp folder (named by its content, so launches share it).
+    """
     text = rviz_text(robots, map_size)
     shipped = shipped_rviz_path()
     if shipped.is_file() and shipped.read_text() == text:

@@ -217,7 +217,8 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
 
 def _compression(storage: Path) -> str:
     """The compression of the file's first chunk ('zstd' or 'none'), which the repaired file
-    keeps; zstd when there is none to see, as the recorder writes by default."""
+    keeps; zstd when there is none to see, as the recorder writes by default.
+    """
     import struct
     with storage.open('rb') as f:
         data = f.read(1 << 16)

@@ -6,7 +6,8 @@
 
 """Contacts (analysis/contacts.py) measured live during an embedded run, on the poses the world
 publishes, interpolated every 0.1 s as `thymio-road analyze` interpolates them from the bag; the
-samples go on to the traffic measures (runtime/traffic_probe.py)."""
+samples go on to the traffic measures (runtime/traffic_probe.py).
+"""
 from __future__ import annotations
 
 from typing import Any, Callable

@@ -118,7 +118,8 @@ class LiveServer:
     def add_channel(self, topic: str, typename: str, msgdef: str, encoding: str = 'ros2msg',
                     latched_depth: int = 0) -> None:
         """A channel of CDR messages of `typename` (`msgdef`: its ROS 2 definition with its
-        dependencies, as MCAP stores it); `latched_depth` > 0 for a transient-local topic."""
+        dependencies, as MCAP stores it); `latched_depth` > 0 for a transient-local topic.
+        """
         schema = self._foxglove.Schema(name=typename, encoding=encoding, data=msgdef.encode())
         self.channels[topic] = self._foxglove.Channel(topic, schema=schema, message_encoding='cdr',
                                                       context=self.context)
@@ -191,7 +192,8 @@ class Pacer:
     """Holds simulated time to `pace` times real time (1: real time); the origin is the first
     step's. A step that comes late is not made up by sleeping less later on (no drift either:
     each step waits for its own wall time). `stopping()` is asked between sleeps of at most
-    0.1 s, so a long wait (a slow pace) still stops at once on Ctrl-C."""
+    0.1 s, so a long wait (a slow pace) still stops at once on Ctrl-C.
+    """
 
     def __init__(self, pace: float, stopping: Callable[[], bool] = lambda: False) -> None:
         if not pace > 0:
@@ -282,7 +284,8 @@ def play_bag(path: Path, server: LiveServer, pace: float | None = 1.0,
              on_time: Callable[[int], None] | None = None) -> PlayResult:
     """Serve a recording's messages in their log-time order, `pace` times real time (None: as
     fast as it goes), announcing their log times as the server's clock. Topics that are not
-    ROS 2 CDR (a ROS 1 bag's) are skipped and listed. Returns what was served."""
+    ROS 2 CDR (a ROS 1 bag's) are skipped and listed. Returns what was served.
+    """
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import get_typestore, Stores
     result = PlayResult()

@@ -88,7 +88,8 @@ class Publisher:
     def get_subscription_count(self) -> int:
         """Executor.subscriber_count, inlined (asked a dozen times per robot event); 0 when the
         recorder is the only reader and drops a message published now (its period), so that the
-        node does not build it."""
+        node does not build it.
+        """
         topic = self._topic
         if topic.record_period and not topic.subscriptions and self._executor.now_ns % topic.record_period:
             return 0

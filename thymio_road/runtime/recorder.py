@@ -77,7 +77,8 @@ def analysis_topic(name: str) -> bool:
     """True for the topics ``--record analysis`` keeps: what ``analyze`` and ``render`` read
     (analysis/bag.py's ROBOT_TOPICS and WORLD_TOPICS, at their full rate), /clock (at
     :data:`ANALYSIS_PERIOD_NS`), /tf_static and the lights' phases; not the Range cones, ground
-    sensors, odometry, /tf, markers or cmd_vel."""
+    sensors, odometry, /tf, markers or cmd_vel.
+    """
     if name in WORLD_TOPICS or name in _ANALYSIS_EXTRA_WORLD:
         return True
     parts = name.strip('/').split('/', 1)
@@ -114,7 +115,8 @@ def open_writer(path: Path, compression: str = COMPRESSIONS[0]) -> Writer:
 class _BagWriter(Writer):
     """rosbags' Writer whose close() writes the same metadata.yaml (version 8) faster: each
     distinct QoS is dumped once and the YAML goes through PyYAML's C emitter. rosbags' close()
-    dumps every topic's QoS with ruamel, 3-5 s for final_traffic's 370 topics."""
+    dumps every topic's QoS with ruamel, 3-5 s for final_traffic's 370 topics.
+    """
 
     def close(self) -> None:
         storage = self.storage
@@ -165,7 +167,8 @@ _MESSAGE_RECORD = struct.Struct('<BQHIQQ')
 
 class _MessageIndex(MessageIndex):
     """A chunk's index of one channel, written with one pack for all its entries (the library
-    writes two 8-byte integers at a time): the same record."""
+    writes two 8-byte integers at a time): the same record.
+    """
 
     def write(self, stream: Any) -> None:
         records = self.records
@@ -178,7 +181,8 @@ class _MessageIndex(MessageIndex):
 class _McapWriter(McapWriter):
     """The mcap library's writer whose add_message writes the same records and indexes with
     less work: one pack for the record's head instead of a Message object and six writes, and
-    the statistics updated in place. test/test_recorder.py compares its files with the library's."""
+    the statistics updated in place. test/test_recorder.py compares its files with the library's.
+    """
 
     def add_message(self, channel_id: int, log_time: int, data: Any, publish_time: int,
                     sequence: int = 0) -> None:
@@ -216,7 +220,8 @@ class McapStorage:
     """rosbags' MCAP storage plugin interface written with the ``mcap`` library: chunks
     compressed (zstd) or not, each with its CRC, schemas and channels inside the chunks (so a
     stream reader of a cut file finds them), and the full summary and rosbag2 metadata record
-    on close."""
+    on close.
+    """
 
     def __init__(self, path: Path, compression: str) -> None:
         self.path = path / f'{path.name}.mcap'
@@ -310,7 +315,8 @@ class BagRecorder:
 
     def records(self, topic: str) -> bool:
         """Whether this recorder's profile keeps `topic` (ask before add_topic: a topic it does
-        not keep need not be registered, nor its messages built)."""
+        not keep need not be registered, nor its messages built).
+        """
         return self.profile == 'full' or analysis_topic(topic)
 
     def add_topic(self, name: str, msg_type: Any, qos: msgs.QoS) -> None:
@@ -323,7 +329,8 @@ class BagRecorder:
 
     def period(self, topic: str) -> int:
         """Simulated ns between the messages of `topic` that are kept (0: every message); the
-        others are dropped by write(), and the executor need not build them."""
+        others are dropped by write(), and the executor need not build them.
+        """
         return ANALYSIS_PERIOD_NS.get(topic, 0) if self.profile == 'analysis' else 0
 
     def write(self, topic: str, msg: Any, time_ns: int) -> None:
@@ -337,7 +344,8 @@ class BagRecorder:
 
     def write_cdr(self, topic: str, data: bytes, time_ns: int) -> None:
         """write() of a message already serialised (by :func:`serializer_for`: the live view
-        serialises each message once for its clients and the bag)."""
+        serialises each message once for its clients and the bag).
+        """
         if time_ns >= self._chunk_end_ns:
             seal_chunk(self.writer)
             self._chunk_end_ns = (time_ns // CHUNK_PERIOD_NS + 1) * CHUNK_PERIOD_NS
@@ -388,7 +396,8 @@ class BagRecorder:
 
     def abort(self) -> None:
         """Close the MCAP file without its summary, after a close() that could not write (a full
-        disk): the bag is left cut, as SIGKILL leaves it, and `bag repair` recovers it."""
+        disk): the bag is left cut, as SIGKILL leaves it, and `bag repair` recovers it.
+        """
         self.closed = True
         storage = self.writer.storage
         if storage is not None:
@@ -411,7 +420,8 @@ def serializer_for(store: Any, typename: str) -> Any:
 
 def write_distro(metadata: Path, distro: str) -> None:
     """Name the distro in metadata.yaml's ``ros_distro`` (rosbags writes 'rosbags' there), as a
-    line of text so that the rest of the file stays as rosbags wrote it."""
+    line of text so that the rest of the file stays as rosbags wrote it.
+    """
     text = metadata.read_text()
     if re.search(r'^  ros_distro: .*$', text, flags=re.M):
         text = re.sub(r'^  ros_distro: .*$', f'  ros_distro: {distro}', text, count=1, flags=re.M)

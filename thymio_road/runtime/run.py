@@ -231,7 +231,8 @@ def run_scenario(scenario: Scenario, out: Path, *, record: bool | str = True, pr
     a function that says whether a stop (Ctrl-C, SIGTERM) was requested, and returns what the
     executor records to instead: an object with the recorder's records, period,
     add_topic and write, which passes the recorder its messages, and a step(now_ns) called at
-    each simulated time step."""
+    each simulated time step.
+    """
     profile = ('full' if record else 'none') if isinstance(record, bool) else record
     if profile not in PROFILES:
         raise ValueError(f'unknown recording profile {record!r}; known: {", ".join(PROFILES)}')
@@ -330,7 +331,8 @@ def _run(scenario: Scenario, out: Path, profile: str, progress: bool, picture: b
 def _stopped_by(exc: OSError, scenario: Scenario, graph: Graph | None, wall: float,
                 recorder: BagRecorder | None, contacts: ContactProbe | None, out: Path) -> OSError:
     """The error of a run that could not write (its bag, mostly): the file, where the run stopped,
-    what is left. A summary is written when the disk takes it (marked interrupted)."""
+    what is left. A summary is written when the disk takes it (marked interrupted).
+    """
     bag = recorder is not None and not recorder.removed
     filename = exc.filename or (str(recorder.storage_path) if recorder is not None else None)
     stopped = ''

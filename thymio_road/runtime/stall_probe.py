@@ -7,7 +7,8 @@
 """Stalls and gridlock (:mod:`thymio_road.analysis.stalls`) and progress (stuck and confined robots,
 :mod:`thymio_road.analysis.progress`) watched live during an embedded run, for ``summary.json``
 and the console's warnings. Every second it takes the poses and controller events that
-`thymio-road analyze` takes from the bag for the same second (analysis/sampling.py)."""
+`thymio-road analyze` takes from the bag for the same second (analysis/sampling.py).
+"""
 from __future__ import annotations
 
 import json

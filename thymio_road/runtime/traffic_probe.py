@@ -6,7 +6,8 @@
 
 """The traffic measures (:mod:`thymio_road.analysis.traffic`) taken live during an embedded run,
 for ``summary.json``'s traffic block: the contact probe's samples, the controllers' events, and
-wrong-way driving on the poses of every second (the same samples `thymio-road analyze` takes)."""
+wrong-way driving on the poses of every second (the same samples `thymio-road analyze` takes).
+"""
 from __future__ import annotations
 
 import json

@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """The embedded run's samples of the published ground truth, built as analysis/sampling.py builds
-them from a bag, so that the run's probes and ``thymio-road analyze`` measure the same poses."""
+them from a bag, so that the run's probes and ``thymio-road analyze`` measure the same poses.
+"""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -17,7 +18,8 @@ from thymio_road.analysis.sampling import interpolate, quaternion_yaw, seconds
 
 class TruthSampler:
     """Reads the world node's log of published ground truths (WorldNode.truth_log: per body the
-    stamp in ns, x, y, qz and qw of the pose before the last, then of the last; NaN: none)."""
+    stamp in ns, x, y, qz and qw of the pose before the last, then of the last; NaN: none).
+    """
 
     def __init__(self, world_node: Any) -> None:
         self.node = world_node
@@ -29,13 +31,15 @@ class TruthSampler:
     def held(self, bodies: Sequence[int] | None = None) -> np.ndarray:
         """Each body's last published pose (n×3; NaN before its first): sampled by a timer, which
         fires before the world's tick of the same time, these are the poses stamped before it.
-        `bodies`: indices in the world (None: all)."""
+        `bodies`: indices in the world (None: all).
+        """
         rows = self._rows(bodies)
         return np.column_stack([rows[:, 6], rows[:, 7], quaternion_yaw(rows[:, 8], rows[:, 9])])
 
     def interpolated(self, t_ns: int, bodies: Sequence[int] | None = None) -> np.ndarray:
         """Each body's pose at t_ns (at least one event period ago) between its two published poses
-        around it (n×3; NaN where it has none at or after t_ns, or none before and none exactly at)."""
+        around it (n×3; NaN where it has none at or after t_ns, or none before and none exactly at).
+        """
         rows = self._rows(bodies)
         n = len(rows)
         prev = np.column_stack([rows[:, 1], rows[:, 2], quaternion_yaw(rows[:, 3], rows[:, 4])])

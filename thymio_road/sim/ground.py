@@ -43,7 +43,8 @@ def tile_at(directory: np.ndarray, tiles: np.ndarray, r: int, c: int):
 def ground_pair(x: float, y: float, th: float, directory: np.ndarray, response: np.ndarray, rows: int, cols: int,
                 resolution: float, sigma: float, n0: float, n1: float) -> tuple[int, int]:
     """(left, right) raw ground values: one look-up each in the blurred response (tiled, on a
-    sheet of rows × cols pixels), then the noise samples n0 and n1."""
+    sheet of rows × cols pixels), then the noise samples n0 and n1.
+    """
     c, s = math.cos(th), math.sin(th)
     out0 = 0
     out1 = 0
@@ -76,7 +77,8 @@ def _pixel(x: float, y: float, th: float, gx: float, gy: float, resolution: floa
 def road_truth(i: int, robots: np.ndarray, robot_ints: np.ndarray, tables: tuple, rows: int, cols: int,
                resolution: float, period: float, loss_time: float) -> int:
     """Ground truth at robot i's event: road keeping under the follow sensor (time on road, losses);
-    returns the barcode under the reading sensor (-1: none), which the same pose gives."""
+    returns the barcode under the reading sensor (-1: none), which the same pose gives.
+    """
     directories = tables[DIRECTORIES]
     road_index = tables[ROAD_TILES]
     blind_area = tables[BLIND_TILES]

@@ -39,7 +39,8 @@ DIGEST = _digest()
 
 def refresh(namespace: dict) -> None:
     """Drop the cache of the module whose globals these are when its kernels were compiled from
-    other sources; the module's ``compiled_digest`` kernel says from which."""
+    other sources; the module's ``compiled_digest`` kernel says from which.
+    """
     probe = namespace['compiled_digest']
     if probe() == DIGEST:
         return

@@ -31,7 +31,8 @@ AXLE = rm.AXLE_LENGTH
 @njit(cache=True)
 def arc(row: np.ndarray, at: int, vl: float, vr: float, dt: float) -> None:
     """Exact differential-drive motion for constant wheel speeds over dt, in place, of the pose
-    in columns at + X, Y, THETA of `row` (a robot's truth or its odometry)."""
+    in columns at + X, Y, THETA of `row` (a robot's truth or its odometry).
+    """
     x, y, th = row[at + X], row[at + Y], row[at + THETA]
     v = (vl + vr) / 2.0
     w = (vr - vl) / AXLE
@@ -76,7 +77,8 @@ def move(i: int, t: float, robots: np.ndarray, movable: np.ndarray, step: np.nda
 def move_logged(i: int, t: float, robots: np.ndarray, movable: np.ndarray, ints: np.ndarray,
                 log_step: np.ndarray) -> None:
     """:func:`move`, its displacement appended to the log (ints[LOGGED] entries: the robot in
-    ints[LOG:], the step in log_step) for World to add up later, in order."""
+    ints[LOG:], the step in log_step) for World to add up later, in order.
+    """
     k = ints[LOGGED]
     if move(i, t, robots, movable, log_step[k]):
         ints[LOG + k] = i
@@ -93,7 +95,8 @@ def log_full(ints: np.ndarray, m: int) -> bool:
 def move_group_logged(group: np.ndarray, m: int, t: float, robots: np.ndarray, movable: np.ndarray,
                       ints: np.ndarray, log_step: np.ndarray) -> bool:
     """:func:`move_logged` for the group's first m robots; False (nothing done) when the log
-    lacks room for them."""
+    lacks room for them.
+    """
     if log_full(ints, m):
         return False
     for k in range(m):
@@ -118,7 +121,8 @@ def wheel_speed(units: int) -> float:
 def command(i: int, left: int, right: int, nl: float, nr: float, sigma: float, robots: np.ndarray,
             robot_ints: np.ndarray, instant: bool) -> None:
     """Robot i's motor targets: the motor law, the robot's gains and this command's noise
-    (nl, nr); with `instant` wheels they are its wheel speeds at once."""
+    (nl, nr); with `instant` wheels they are its wheel speeds at once.
+    """
     robot_ints[i, MOTOR + LEFT] = left
     robot_ints[i, MOTOR + RIGHT] = right
     robots[i, TARGET + LEFT] = wheel_speed(left) * robots[i, GAIN + LEFT] * (1.0 + sigma * nl)

@@ -38,7 +38,8 @@ class NoiseStream:
 
     def ensure(self, k: int) -> None:
         """Refill the buffer when fewer than k samples are left, as take(k) would (the kernels
-        that draw from the buffer ask for this before they run)."""
+        that draw from the buffer ask for this before they run).
+        """
         if self.cursor[0] + k > len(self.buffer):
             self.rng.standard_normal(out=self.buffer)
             self.cursor[0] = 0

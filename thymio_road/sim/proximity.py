@@ -68,7 +68,8 @@ def prox_read(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, sigma
 def prox_rays(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, sigma: float, noise: np.ndarray,
               at: int, out: np.ndarray, near: np.ndarray, segments: np.ndarray) -> bool:
     """:func:`prox_read` with its work arrays given: `near` (n robots), `segments` (SEGMENT_ROWS
-    rows of at least walls + n hulls' edges), so that a robot event allocates nothing."""
+    rows of at least walls + n hulls' edges), so that a robot event allocates nothing.
+    """
     n = poses.shape[0]
     x, y, th = poses[i, X], poses[i, Y], poses[i, THETA]
     m = 0
@@ -130,7 +131,8 @@ def prox_rays(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, sigma
 def _ray(ox: float, oy: float, ang: float, poses: np.ndarray, near: np.ndarray, m: int, nw: int,
          segments: np.ndarray) -> float:
     """Distance along the ray from (ox, oy) at angle `ang` to the nearest of the nw walls and the
-    m near robots' hulls in `segments` (inf: none within range)."""
+    m near robots' hulls in `segments` (inf: none within range).
+    """
     ax = segments[AX]
     ay = segments[AY]
     bx = segments[BX]

@@ -40,7 +40,8 @@ def noiseless_response(road_map: RoadMap) -> Tiled:
     tiles within the blur's reach of ink are painted with a margin (:meth:`RoadMap.grey_window`),
     blurred and kept without the margin, which gives the values of blurring the whole sheet.
     Everywhere else is bare paper, whose response is one constant, so the memory follows the
-    length of road, not the floor's area. Kept on disk for the next run (map/raster_cache.py)."""
+    length of road, not the floor's area. Kept on disk for the next run (map/raster_cache.py).
+    """
     if road_map not in _RESPONSES:
         sigma_px = rm.GROUND_SIGMA / road_map.resolution
         truncate = rm.GROUND_PATCH / 2 / road_map.resolution / sigma_px

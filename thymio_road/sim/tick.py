@@ -53,7 +53,8 @@ NO_WALLS = np.zeros((0, WALL_ENDS, POINT_WIDTH))
 def sense(i: int, out: np.ndarray, walls: np.ndarray, params: np.ndarray, fleet: tuple, work: tuple,
           noise: np.ndarray, tables: tuple) -> int:
     """Robot i's readings (out[PROX_OUT:], out[GROUND_OUT:]) and road truth; returns the barcode
-    under the reading sensor (-1: none), or NEED_ROOM when a noise buffer lacks samples."""
+    under the reading sensor (-1: none), or NEED_ROOM when a noise buffer lacks samples.
+    """
     robots, robot_ints = fleet[ROBOTS], fleet[ROBOT_INTS]
     ints, segments = work[INTS], work[SEGMENTS]
     block = noise.shape[1]
@@ -110,7 +111,8 @@ def event(i: int, t: float, out: np.ndarray, params: np.ndarray, fleet: tuple, w
 def command_at(i: int, t: float, left: int, right: int, params: np.ndarray, fleet: tuple, work: tuple,
                noise: np.ndarray) -> bool:
     """World.command with instant wheels: robot i moved to t, then its new targets with this
-    command's motor noise. False (nothing done) when the noise buffer or the log lacks room."""
+    command's motor noise. False (nothing done) when the noise buffer or the log lacks room.
+    """
     robots, robot_ints, movable = fleet[ROBOTS], fleet[ROBOT_INTS], fleet[MOVABLE]
     ints, log_step = work[INTS], work[LOG_STEP]
     if log_full(ints, 1) or ints[MOTOR_CURSOR] + PAIR > noise.shape[1]:

@@ -178,7 +178,8 @@ class World:
 
     def _bind_event(self) -> None:
         """The fused kernels' packed arguments (fused.event, sense, tick, command_at), bound once:
-        the World's constants (layout.PARAMS) and its arrays, grouped as layout.py's tuples."""
+        the World's constants (layout.PARAMS) and its arrays, grouped as layout.py's tuples.
+        """
         m = self.road_map
         params = np.zeros(layout.PARAMS)
         for index, value in ((layout.TOUCH_RADIUS, self.touch_radius), (layout.TOUCH_RADIUS2, self._touch_radius2),
@@ -210,7 +211,8 @@ class World:
 
     def _add_distances(self) -> None:
         """Add the logged displacements to `distance` in their order, each with Python's math.hypot
-        (the C library's hypot rounds differently in about one case in 170)."""
+        (the C library's hypot rounds differently in about one case in 170).
+        """
         m = int(self._io[LOGGED])
         if not m:
             return
@@ -251,7 +253,8 @@ class World:
         """:meth:`command`, applied when the world next moves or is asked for wheels or targets
         (by the next tick's compiled call, without a call of its own) when robot i is at time
         `at` already, as after its own event; else at once. The commands keep their order, and
-        their motor noise is drawn in it."""
+        their motor noise is drawn in it.
+        """
         k = self._queued
         if self._fused and k < len(self._queue) and self.clock[i] == at:
             flat, row = self._queue_flat, QUEUE_COLUMNS * k
@@ -550,7 +553,8 @@ def warm_kernels(world: 'World', report: Any = None) -> float:
     them inside its first steps for tens of seconds, silently, as a slow start in the progress
     bar (issue #28): when numba's cache has no kernels of this version yet, this says so on
     stderr before and after. Works on a copy of the world (the world itself is untouched), by a
-    few ticks, commands and events."""
+    few ticks, commands and events.
+    """
     import copy
     import sys
     import time
@@ -589,7 +593,8 @@ def warm_kernels(world: 'World', report: Any = None) -> float:
 
 def _warm_marker() -> Any:
     """A file beside numba's cache of the tick kernel, named for the kernels' version, that says
-    they were compiled; None when numba keeps no cache there."""
+    they were compiled; None when numba keeps no cache there.
+    """
     from pathlib import Path
 
     import numba

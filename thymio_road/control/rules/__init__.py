@@ -30,7 +30,8 @@ class Rule:
     """A rule of one robot: its parameters, the policy that runs it, and what the robot hears of
     the others (the right of way, ``row``). A rule's counters are its own: numbers and flags are
     declared with their start value on the class (the first change makes them the robot's),
-    anything else in ``__init__``."""
+    anything else in ``__init__``.
+    """
 
     name = ''
 
@@ -45,7 +46,8 @@ class Reason(Rule):
     ``interrupts`` is asked even while the robot holds after making way. A reason fires only for
     a robot that has stood blocked or that another asks something (``RightOfWay.quiet`` is
     False): the selector asks none of them for a quiet robot, and a test holds every registered
-    reason to it."""
+    reason to it.
+    """
 
     precedence = 100
     interrupts = False

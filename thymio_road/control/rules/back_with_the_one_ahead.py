@@ -8,7 +8,8 @@
 outranks it but cannot back, because this robot stands close behind it. Without this, an entering
 robot asked to make way by a ring robot could not back with the next robot 17 cm behind it, and
 the three stood for minutes. Asked first, even while this robot holds after making way; never a
-priority vehicle's duty; only as far as this robot came (its trail)."""
+priority vehicle's duty; only as far as this robot came (its trail).
+"""
 from __future__ import annotations
 
 from thymio_road.control.events import DRIVING

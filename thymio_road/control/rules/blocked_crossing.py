@@ -10,7 +10,8 @@ stopped by a robot it cannot hear that stands at its front right only (the centr
 beyond ``obs_threshold``, centre and centre-left below). That robot came in from the right,
 which rings, the crossroad's circle and the crossing links turn towards, so driving on brings
 them closer; the IR cones leave it unheard, and it often cannot back (a priority vehicle never
-does, an entering robot often has a queue behind it). Applies to a priority vehicle too."""
+does, an entering robot often has a queue behind it). Applies to a priority vehicle too.
+"""
 from __future__ import annotations
 
 from thymio_road.control.events import Action, State

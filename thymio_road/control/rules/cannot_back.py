@@ -7,7 +7,8 @@
 """Make way, after ``crossing_give_up_count`` events, for a robot in front that makes way for this
 one but cannot back: it asks the robot behind it to back up (``BACK_UP``), and that one may not
 hear it (rear receivers hear only 15.5 cm). Without this, the robot in front and this one wait for
-each other. A priority vehicle never does."""
+each other. A priority vehicle never does.
+"""
 from __future__ import annotations
 
 from thymio_road.control.right_of_way import Role

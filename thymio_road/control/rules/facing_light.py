@@ -10,7 +10,8 @@ faces the light (a Thymio that never moves), and only following the line turns i
 whose follow sensor met the road's black edge in a siding's last bend spins across the road and
 its reading sensor may trigger on the edge; a robot whose line following swung hard at a
 location's mark crosses blind towards the light beside the road. Without this, both wait until
-the give-up, then back and lose the road."""
+the give-up, then back and lose the road.
+"""
 from __future__ import annotations
 
 from thymio_road.control.events import Action, Event, State

@@ -10,7 +10,8 @@ queue at a light, or within LIGHT_NEAR of one, it waits twice as long: a red can
 ``give_up_count``, and a robot that backs from a queue may back over a code and misread it.
 ``give_up_stagger`` spreads the give-ups by role and id, so that two robots that block each
 other without hearing each other do not back, hold and come back together. A priority vehicle
-never gives up."""
+never gives up.
+"""
 from __future__ import annotations
 
 from thymio_road.control.messages import MAX_ID

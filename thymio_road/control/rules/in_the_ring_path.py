@@ -13,7 +13,8 @@ crossing rule backs it (``crossing_give_up_count``; docs/traffic.md has the run)
 close as a stop (``obs_threshold_max``, rules/yield_at_entry.py); this rule then backs the
 robot the way it came, and it holds until the ring robot has passed. A robot leaving a
 location's siding yields too (the ENTERING role), and the siding joins the road at its merge the
-same way, tangentially from the right: the rule applies there alike."""
+same way, tangentially from the right: the rule applies there alike.
+"""
 from __future__ import annotations
 
 from thymio_road.control.right_of_way import Role

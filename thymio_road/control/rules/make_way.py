@@ -79,7 +79,8 @@ class MakeWay(Rule):
 
     def step(self, ctl, percept) -> tuple[int, int] | None:
         """Backing, then holding, then (in a crossroad) driving back: the wheels, or None
-        when none of them (or the hold just ended)."""
+        when none of them (or the hold just ended).
+        """
         self.blocked_returning = False
         if self.making_way is None and self.holding is None:
             return self._return(ctl, percept) if self.owed else None
@@ -117,7 +118,8 @@ class MakeWay(Rule):
 
     def _reverse(self, ctl, percept) -> tuple[int, int] | None:
         """One step back the way it came, waiting while something is close behind; None when
-        done. Timed counts (a blind crossing, an exit) run back with it."""
+        done. Timed counts (a blind crossing, an exit) run back with it.
+        """
         self.making_way += 1
         if not self.retrace or self.making_way > 3 * self.params.make_way_count:
             return None

@@ -9,7 +9,8 @@ it has driven ``light_road_count`` events at the lowest speed past the siding's 
 commands are summed, so a robot slowed behind another counts less). Past that (31 cm before the
 merge with the shipped 0.5 m parallel, where it starts to hear the light 36 cm before it) it
 drives through a red: stopped closer, it stood beside the siding's exit curve, in the way of the
-robot the light let out next."""
+robot the light let out next.
+"""
 from __future__ import annotations
 
 from thymio_road.control.events import Action, State

@@ -9,7 +9,8 @@
 after leaving a branching by its link. The siding or the link joins the other road from its
 right, and a robot passing there is seen on the front-left sensor only (the parallel lanes of
 §7.2 do not see each other), so the avoidance counts it as a front one. It also tells the
-blocked-crossing rule that the robot drives a branching's link, where the two links cross."""
+blocked-crossing rule that the robot drives a branching's link, where the two links cross.
+"""
 from __future__ import annotations
 
 from thymio_road.control.events import Action, State

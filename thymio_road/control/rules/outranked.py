@@ -6,7 +6,8 @@
 
 """Make way for a robot that outranks this one and says this one blocks it (``BLOCKED_BY + id``,
 heard on the front sensors). Priority is (role, then lower id): a total order, so of two robots
-blocking each other exactly one makes way, and a chain of waits ends at the highest robot in it."""
+blocking each other exactly one makes way, and a chain of waits ends at the highest robot in it.
+"""
 from __future__ import annotations
 
 from thymio_road.control.right_of_way import Role

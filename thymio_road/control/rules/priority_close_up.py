@@ -8,7 +8,8 @@
 light that passes "priority behind" on, drives up to ``priority_close_threshold`` (about 15 cm
 centre to centre) instead of stopping at ``obs_threshold_max`` (17 cm): a robot's rear receivers
 hear the one behind only up to 15.5 cm (enki_doc). A priority vehicle also pauses a reading, or
-waits at a barcode's trigger, only that close, so that a robot held ahead of it hears it."""
+waits at a barcode's trigger, only that close, so that a robot held ahead of it hears it.
+"""
 from __future__ import annotations
 
 from thymio_road.control.rules import register, Rule

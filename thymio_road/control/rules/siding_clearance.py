@@ -9,7 +9,8 @@ go since it left the stop drives on through the all red (``node+60``) that follo
 light's clearance for it; the road's green (``node+40``) still stops it. Stopped by the all red,
 it stood in the siding's exit curve, where a road robot sees it at its front right and stops,
 and the road lane stood until the siding's next green. The release is forgotten when the robot
-enters a siding and when it waits for its light again after making way."""
+enters a siding and when it waits for its light again after making way.
+"""
 from __future__ import annotations
 
 from thymio_road.control.rules import register, Rule

@@ -6,7 +6,8 @@
 
 """Count a siding's light lane in distance driven, not in time: a robot queued in the siding
 counted its ``light_siding_count`` events standing still, stopped obeying the light and drove out
-beside a road robot; backing to make way and holding after it bring it no closer either."""
+beside a road robot; backing to make way and holding after it bring it no closer either.
+"""
 from __future__ import annotations
 
 from thymio_road.control.rules import register, Rule

@@ -9,7 +9,8 @@ is heard in front: the ring has the right of way (report §7.3, §8: "the robot 
 can enter"). At most ``yield_max`` events per intersection, so that a robot heard but not in the
 way cannot hold it for good. Something in front as close as a stop (``obs_threshold_max``) while
 it yields makes it a robot standing blocked: the rule in_the_ring_path then backs it out of the
-ring's lane."""
+ring's lane.
+"""
 from __future__ import annotations
 
 from thymio_road.control.events import Event
