@@ -182,7 +182,9 @@ _STORES: dict[str, Any] = {}
 
 
 def typestore_for(name: str) -> Any:
-    """rosbags' typestore of a ROS 2 distro: its message definitions and classes."""
+    """rosbags' typestore of a ROS 2 distro: the message definitions and classes of TYPES and of
+    the types in them (nodes/typestores.py).
+    """
     if name not in DISTROS:
         raise ValueError(f"unknown ROS 2 distro '{name}' (known: {', '.join(DISTROS)})")
     if name not in _STORES:
