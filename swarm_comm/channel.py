@@ -206,7 +206,6 @@ def _blocked(start: np.ndarray, end: np.ndarray, centres: np.ndarray, transmitte
     return out
 
 
-
 def received_intensity(gain: np.ndarray) -> np.ndarray:
     """y_j = min(1, Σ h_c): superposed light saturates the detector (eq. 10, noise-free)."""
     return np.minimum(1.0, gain)

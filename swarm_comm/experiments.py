@@ -200,7 +200,7 @@ def run_mobile_experiments(out: Path | str, seed: int, messages: int = 25,
             rows.append([study, label, n, repetitions, messages, p_l, p_l_ci, p_e, error_free,
                          float(np.mean(transmissions))])
             table.setdefault(f'{study}:{label}', {})[n] = {'p_l': p_l, 'p_l_ci95': p_l_ci, 'p_e': p_e,
-                                                          'error_free': error_free}
+                                                           'error_free': error_free}
     elapsed = time.perf_counter() - started
     gains = {}
     for n in robots:

@@ -203,7 +203,7 @@ class ReferenceChannel:
         reach = self.params.range_m + 2 * self.sensor_radius
         # Robot pairs whose sensors might be within ρ.
         pairs = cKDTree(poses[tx, :2]).sparse_distance_matrix(cKDTree(poses[rx_idx, :2]), reach,
-                                                             output_type='ndarray')
+                                                              output_type='ndarray')
         k = np.flatnonzero(tx[pairs['i']] != rx_idx[pairs['j']])
         pt, pr = tx[pairs['i'][k]], rx_idx[pairs['j'][k]]
         pp = pay[pairs['i'][k]]
@@ -287,7 +287,7 @@ def naive_step(channel, poses: np.ndarray, transmitters: np.ndarray, payloads: n
     for t, p in zip(tx, pay):
         pr = np.flatnonzero(rx_mask & (np.arange(n) != t))
         pi, ei, si = (g.reshape(-1) for g in np.meshgrid(np.arange(len(pr)), np.arange(SENSOR_COUNT),
-                                                          np.arange(SENSOR_COUNT), indexing='ij'))
+                                                         np.arange(SENSOR_COUNT), indexing='ij'))
         visible, d, cos_e, cos_r = channel._visibility(pos[t, ei], dirs[t, ei], pos[pr[pi], si], dirs[pr[pi], si])
         pi, ei, si = pi[visible], ei[visible], si[visible]
         a, b = pos[t, ei], pos[pr[pi], si]

@@ -264,7 +264,7 @@ NEW_CASES = [
     ('controller-gain-read-negative', SC, controller(gain_read=-6), ['s.yaml', 'scenario.controller.gain_read', '-6']),
     ('controller-obs-negative', SC, controller(obs_threshold=-1), ['s.yaml', 'scenario.controller.obs_threshold', '-1']),
     ('controller-speed-fraction', SC, controller(speed=150.5), ['s.yaml', 'scenario.controller.speed', '150.5',
-                                                               'integer']),
+                                                                'integer']),
     ('controller-speed-factor-nan', SC, {'s.yaml': yaml_text('controller: {speed_factor: .nan}\n')},
      ['s.yaml', 'scenario.controller.speed_factor', 'nan']),
     ('controller-avoidance-word', SC, controller(avoidance='v3'), ['s.yaml', 'scenario.controller.avoidance', "'v3'",

@@ -51,8 +51,6 @@ def _topics(bag: Path) -> dict[str, dict]:
     return {t['topic_metadata']['name']: t['topic_metadata'] for t in info['topics_with_message_count']}
 
 
-
-
 def _cut(recorded: Path, tmp_path: Path, chunk: int) -> tuple[Path, bytes]:
     """A copy of the recording as a SIGKILL leaves it: no metadata.yaml, the file cut in a chunk."""
     bag = tmp_path / 'bag'

@@ -182,4 +182,3 @@ def test_sigint_leaves_a_bag_both_readers_open(tmp_path):
         assert sum(1 for _ in make_reader(f).iter_messages()) == len(rows)
     summary = json.loads((out / 'summary.json').read_text())
     assert summary['interrupted'] is True and 0 < summary['simulated_s'] < 100000
-

@@ -136,6 +136,7 @@ def test_crossroad_lanes_circle_marks_and_blind_square(cross):
     circle_mark = next(b for b in cross.barcodes if b.id == x1.extra['circle_marks']['s'])
     assert circle_mark.road == 'X1.circle' and math.degrees(circle_mark.end / r) == pytest.approx(22.0)
     # The square is ground truth "on the road" (driven blind), the approach is not.
+
     def blind(px, py):
         row, col = cross.pixel_scalar(px, py)
         return bool(cross.blind_area[row, col])

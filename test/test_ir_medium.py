@@ -196,7 +196,7 @@ def test_links_are_published_only_when_subscribed():
 
 def test_real_robots_are_left_out():
     handle = EmbeddedNode(Executor(), 'ir_medium', '/', {'scenario_file': 'oval', 'robot_count': 3,
-                                                        'real_robots': 'thymio2, thymio3'})
+                                                         'real_robots': 'thymio2, thymio3'})
     medium = IrMediumNode(handle)
     assert medium.names == ['thymio1']
     assert '/thymio2/comm/rx' not in handle.executor.topics and '/thymio1/comm/rx' in handle.executor.topics

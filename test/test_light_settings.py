@@ -91,9 +91,9 @@ def test_a_node_parameter_overrides_the_scenario_and_is_range_checked(tmp_path):
                                  r'\(known: decay, half_life, initial\)'),
     ({'green': 'long'}, "s.yaml: scenario.lights.green: must be a number, got 'long'"),
     ({'overrides': {'light_L1': {'offset': 1e400}}}, 's.yaml: scenario.lights.overrides.light_L1.offset: '
-                                                      'must be a number, got inf'),
+     'must be a number, got inf'),
     ({'overrides': {'light_L1': {'clearance': 70}}}, r's.yaml: scenario.lights.overrides.light_L1: clearance '
-                                                      r'must be in \[0, 60\] s, got 70'),
+     r'must be in \[0, 60\] s, got 70'),
 ])
 def test_scenario_light_errors_name_file_field_and_value(tmp_path, lights, message):
     with pytest.raises(ScenarioError, match=message):

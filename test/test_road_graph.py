@@ -40,7 +40,7 @@ def simple_data():
 
 def test_nodes_and_approaches(graph):
     assert {(n.id, n.kind, n.number) for n in graph.nodes.values()} == {('R1', 'roundabout', None),
-                                                                         ('L1', 'location', 1)}
+                                                                        ('L1', 'location', 1)}
     assert set(graph.approaches) == {FROM_OUTER, FROM_INNER, AT_L1}
     # The ring's marks in the order met from the outer road's entry: exit e, entry e, exit w, entry w.
     assert [m for m, _, _ in graph.approaches[FROM_OUTER].marks] == [

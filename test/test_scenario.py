@@ -146,6 +146,7 @@ def test_priority_loads_as_before(tmp_path):
     now, before = load_scenario('priority'), load_scenario(old)
     assert now.road_map.source == before.road_map.source
     assert {**_fields(now), 'source': None} == {**_fields(before), 'source': None}
+
     def specs(scenario):      # the nodes that read the scenario are given its file
         return [(s.executable, s.namespace, {k: v for k, v in s.parameters.items() if k != 'scenario_file'})
                 for s in node_specs(scenario)]
@@ -166,6 +167,7 @@ def test_a_crossroad_lights_timeout_outlasts_their_longest_red(tmp_path):
     slow = load_scenario(_yaml(tmp_path / 'slow.yaml', data))
     assert {p['light_timeout_crossroad'] for p in _controller_params(slow)} == {(2 * (8 + 30) - 8 + 5) * 10}
     # A value the scenario gives is kept; without a light_timeout a robot waits for its go anyway.
+
     def timeouts(name):
         scenario = load_scenario(_yaml(tmp_path / name, data))
         return {p['light_timeout_crossroad'] for p in _controller_params(scenario)}

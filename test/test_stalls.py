@@ -34,6 +34,7 @@ def _feed(detector, seconds, positions):
 def test_a_robot_that_stops_is_stalled_after_stall_time_and_recovers():
     det = StallDetector(['a', 'b'], stall_time=10)
     # a drives 5 cm/s until 20 s, stands until 45 s, then drives on; b drives all along.
+
     def poses(t):
         xa = 0.05 * min(t, 20) + 0.05 * max(0, t - 45)
         return [(xa, 0, 0), (0.05 * t, 1.0, 0)]

@@ -33,6 +33,7 @@ from thymio_road.scenario import config_dir, load_scenario, node_specs, robot_sp
 
 # --- codes and phases -----------------------------------------------------------------------------
 
+
 def test_decode_codes():
     assert decode(20) == ('stop', 0) and decode(39) == ('stop', 19)
     assert decode(40) == ('go', 0) and decode(47) == ('go', 7)

@@ -57,7 +57,6 @@ class ReferenceGroundSensing:
         return np.clip(np.rint(value), 0, rm.GROUND_MAX).astype(np.int16)
 
 
-
 def ray_distances(origins: np.ndarray, dirs: np.ndarray, seg_a: np.ndarray, seg_b: np.ndarray,
                   max_range: float) -> np.ndarray:
     """Distance along each ray (r×2 origins, unit dirs) to the nearest segment; inf beyond range."""
@@ -137,7 +136,6 @@ class ReferenceProxSensing:
 _ZEROS = np.zeros(7, dtype=np.int16)
 
 
-
 class ReferenceWorld:
     """Robots on a map, each advanced to its own "prox" events.
 
@@ -179,7 +177,7 @@ class ReferenceWorld:
         self.ground = ReferenceGroundSensing(road_map, params.ground_noise)
         walls = sheet_walls(road_map.width, road_map.height) if road_map.walls else None
         self.prox = ReferenceProxSensing(walls, params.prox_noise,
-                                 (road_map.width, road_map.height) if walls is not None else None)
+                                         (road_map.width, road_map.height) if walls is not None else None)
         self.bounds = (road_map.width, road_map.height) if road_map.walls else None
         self.index = {s.name: i for i, s in enumerate(self.specs)}
         #: Centre distance under which two robots may touch before either senses again.

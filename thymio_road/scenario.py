@@ -74,7 +74,8 @@ def config_dir() -> Path:
 
 def find_config(kind: str, name_or_path: str | os.PathLike) -> Path:
     """A scenario or map by path, or by name in config/<kind>/ (with or without .yaml), or a
-    generated one by name (`generated:N[:SIZE]`: generator/names.py)."""
+    generated one by name (`generated:N[:SIZE]`: generator/names.py).
+    """
     if isinstance(name_or_path, str) and name_or_path.startswith('generated:'):
         from thymio_road.generator.names import resolve
         return resolve(kind, name_or_path, config_dir(), road_capacity)
@@ -145,7 +146,8 @@ _FILE_KEYS = (('map',), ('robots', 'calibration'))
 
 def _read_scenario(path: Path, chain: tuple[Path, ...] = ()) -> Any:
     """A scenario file's mapping, laid over the one it `extends:` (read the same way): mappings
-    merge key by key, lists and scalars replace, and `name:` is not inherited."""
+    merge key by key, lists and scalars replace, and `name:` is not inherited.
+    """
     data = load_yaml(path, ScenarioError)
     if not isinstance(data, dict) or EXTENDS not in data:
         return data
@@ -153,7 +155,7 @@ def _read_scenario(path: Path, chain: tuple[Path, ...] = ()) -> Any:
     ref = data[EXTENDS]
     where = f'{path}: scenario.{EXTENDS}'
     if not isinstance(ref, str) or not ref:
-        raise ScenarioError(f"{where}: must name a shipped scenario or a file relative to this one, got {show(ref)}")
+        raise ScenarioError(f'{where}: must name a shipped scenario or a file relative to this one, got {show(ref)}')
     base_path = _base_scenario(path, ref)
     shown = ' → '.join(str(p) for p in (*chain, base_path.resolve()))
     if base_path.resolve() in chain:
@@ -171,7 +173,8 @@ def _read_scenario(path: Path, chain: tuple[Path, ...] = ()) -> Any:
 
 def _rebased(data: Any, keys: tuple[str, ...], folder: Path) -> Any:
     """`data` with the file its `keys` name given as a path from `folder`: the map when there is
-    such a file (else it is a shipped map's name), a calibration file always."""
+    such a file (else it is a shipped map's name), a calibration file always.
+    """
     if not isinstance(data, dict) or keys[0] not in data:
         return data
     key, value = keys[0], data[keys[0]]
@@ -190,7 +193,7 @@ def _base_scenario(path: Path, ref: str) -> Path:
     shipped = sorted(p.stem for p in (config_dir() / 'scenarios').glob('*.yaml'))
     if ref in shipped:
         return config_dir() / 'scenarios' / f'{ref}.yaml'
-    raise ScenarioError(f"{path}: scenario.{EXTENDS}: no scenario {show(ref)}: not a file beside this one "
+    raise ScenarioError(f'{path}: scenario.{EXTENDS}: no scenario {show(ref)}: not a file beside this one '
                         f"({path.parent / ref}) and not a shipped scenario ({', '.join(shipped)})")
 
 
@@ -260,7 +263,7 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     ir = None if ir_data is None else _ir(ir_data, source)
     lights = () if lights_data is None else _lights(lights_data, source, road_map)
     if lights and ir is None:
-        raise ScenarioError(f"{source}: scenario.lights: traffic lights talk by IR: the scenario needs the "
+        raise ScenarioError(f'{source}: scenario.lights: traffic lights talk by IR: the scenario needs the '
                             "IR medium too (add 'ir: {}')")
     names = {e.name for e in entries}
     for light in lights:
@@ -313,7 +316,8 @@ def _light_settings(data: dict, source: str, where: str, timing: Timing,
 def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...]:
     """The `lights:` key: which of the map's light places get a light (`at`: 'all' or intersection
     ids), Timing's fields (s), `battery` (Battery's fields), `crossroad_clearance`, and per-light
-    `overrides` of Timing's and Battery's fields."""
+    `overrides` of Timing's and Battery's fields.
+    """
     from thymio_road.map.lights import light_places
     from thymio_road.map.road_graph import RoadGraph
     where = 'scenario.lights'
@@ -359,7 +363,7 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
                 if place.kind == 'crossroad' and overrides[place.name].get(key):
                     f.fail(f'overrides.{place.name}.{key}',
                            "only a location's light is actuated (a crossroad's robots all announce the same "
-                           f"role), got {show(overrides[place.name][key])}")
+                           f'role), got {show(overrides[place.name][key])}')
             settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', *settings)
         entries.append(LightEntry(place.name, place, *settings))
     return tuple(entries)
@@ -379,7 +383,8 @@ def _ir(data: dict, source: str) -> dict[str, Any]:
 
 def _check_fields(values: dict, cls: type, where: str) -> None:
     """Names, types, finiteness and ranges of `values` as parameters of `cls` (its schema,
-    map/schema.py), each refused as 'file: section.field: value: why'."""
+    map/schema.py), each refused as 'file: section.field: value: why'.
+    """
     check_values(cls, values, where, ScenarioError)
 
 
@@ -432,13 +437,13 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     if spread is not None:
         # Over several roads (issue #28): each road's share of the robots, placed as on one road.
         if positions:
-            f.fail('positions', f"arc lengths name a place on one road; with road {show(road_ref)} the robots "
+            f.fail('positions', f'arc lengths name a place on one road; with road {show(road_ref)} the robots '
                                 'are spread over several')
         placed, fit = _place_spread(road_map, spread, count)
         if placed is None:
             length = sum(road_map.road(r).length for r in spread)
-            raise ScenarioError(f"{where}: {count} robots do not fit on the {len(spread)} roads of road "
-                                f"{show(road_ref)} ({length:.2f} m) with room to move ({MIN_SPACING} m apart, off "
+            raise ScenarioError(f'{where}: {count} robots do not fit on the {len(spread)} roads of road '
+                                f'{show(road_ref)} ({length:.2f} m) with room to move ({MIN_SPACING} m apart, off '
                                 f'barcodes and intersections): at most {fit}')
         road_id = road = spans = None
     else:
@@ -451,15 +456,15 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         if on_road is None:
             fit = next((n for n in range(count - 1, 0, -1) if _place(road, start, n, spans) is not None), 0)
             raise ScenarioError(f"{where}: {count} robots do not fit on road '{road_id}' "
-                                f"({road.length:.2f} m) with room to move ({MIN_SPACING} m apart, off barcodes and "
-                                f"intersections): at most {fit}")
+                                f'({road.length:.2f} m) with room to move ({MIN_SPACING} m apart, off barcodes and '
+                                f'intersections): at most {fit}')
         placed = [(road_id, s) for s in on_road]
     names = [f'{prefix}{k + 1}' for k in range(count)]
     for key, given in (('overrides', own_overrides), ('positions', positions), ('missions', missions)):
         for name in given:
             if not _robot_of_run(name, names, prefix, count_override):
                 f.fail(f'{key}.{name}' if isinstance(name, str) else key,
-                       f"no robot {show(name)} (robots: {names[0]}..{names[-1]})")
+                       f'no robot {show(name)} (robots: {names[0]}..{names[-1]})')
     for name, params in overrides.items():
         if name not in names:
             continue  # an override for a robot beyond --robots N is simply unused
@@ -516,7 +521,7 @@ def _start_road(road_map: RoadMap, road_id: Any, source: str) -> Any:
         road = road_map.road(road_id)
     except KeyError:
         known = ', '.join(r.id for r in road_map.roads)
-        raise ScenarioError(f"{source}: scenario.robots.road: no road {show(road_id)} in "
+        raise ScenarioError(f'{source}: scenario.robots.road: no road {show(road_id)} in '
                             f'{road_map.source} (roads: {known})') from None
     inside = starts.owner(road_map, road_id)
     if inside is not None:
@@ -531,7 +536,8 @@ ALL_ROADS = 'all'
 
 def _spread_roads(ref: Any, road_map: RoadMap, source: str, f: Fields) -> list[str] | None:
     """The roads of `robots.road` when it spreads robots over several (ALL_ROADS, unless the map
-    has a road of that name, or a list of road ids); None for one road's id."""
+    has a road of that name, or a list of road ids); None for one road's id.
+    """
     if isinstance(ref, str):
         if ref != ALL_ROADS or any(r.id == ALL_ROADS for r in road_map.roads):
             return None
@@ -547,7 +553,8 @@ def _spread_roads(ref: Any, road_map: RoadMap, source: str, f: Fields) -> list[s
 
 def _spread_start(road: Any) -> float:
     """Where robots start on a road of a spread: an open road's first robot half a spacing in, so
-    that it keeps MIN_SPACING from one at the end of the road before it."""
+    that it keeps MIN_SPACING from one at the end of the road before it.
+    """
     return 0.0 if road.closed else MIN_SPACING / 2
 
 
@@ -555,7 +562,7 @@ def _spread_spans(road_map: RoadMap, road: Any) -> list:
     """The road's forbidden spans, and on an open road its last half spacing (see _spread_start)."""
     spans = starts.forbidden(road_map, road.id)
     if not road.closed:
-        spans = sorted([*spans, starts.Span(road.length - MIN_SPACING / 2, road.length + 1.0, 'the road\'s end')],
+        spans = sorted([*spans, starts.Span(road.length - MIN_SPACING / 2, road.length + 1.0, "the road's end")],
                        key=lambda span: span.start)
     return spans
 
@@ -564,7 +571,8 @@ def _place_spread(road_map: RoadMap, road_ids: list[str], count: int) -> tuple[l
     """`count` robots over the roads, each road's share in proportion to how many it holds (its
     capacity by `_place`'s rules; largest remainders, first roads first on ties), placed on it as
     `_place` places them. Returns the (road, arc length) of each robot in road order, or None and
-    the largest count that fits."""
+    the largest count that fits.
+    """
     roads = [road_map.road(r) for r in road_ids]
     spans = [_spread_spans(road_map, road) for road in roads]
     capacity = [_capacity(road, _spread_start(road), spans_k, MAX_ROBOTS) for road, spans_k in zip(roads, spans)]
@@ -597,7 +605,8 @@ def _capacity(road: Any, start: float, spans: list, most: int) -> int:
 def _calibration(count: int, seed: int, params: WorldParams) -> dict[int, dict]:
     """calibrate()'s measurements, a fresh copy each time: a pure function of its arguments, and
     the embedded runtime reads a scenario twice (the command, then the world node from its file):
-    calibrating once saves half a second of a short run's start."""
+    calibrating once saves half a second of a short run's start.
+    """
     return {k: dict(v) for k, v in _calibrated(count, seed, params).items()}
 
 
@@ -609,7 +618,8 @@ def _calibrated(count: int, seed: int, params: WorldParams) -> dict[int, dict]:
 
 def _robot_of_run(name: Any, names: list[str], prefix: str, count_override: int | None) -> bool:
     """Whether `name` (a key of robots.overrides, positions or missions) is a robot of the run; with
-    --robots N, a robot the file has beyond N is too (its entry is then unused)."""
+    --robots N, a robot the file has beyond N is too (its entry is then unused).
+    """
     if name in names:
         return True
     if count_override is None or not isinstance(name, str) or not name.startswith(prefix):
@@ -625,7 +635,8 @@ BODY_LENGTH = round(rm.HULL_FRONT_RADIUS - rm.HULL_REAR_X, 3)
 
 def _refuse_overlaps(plans: list[tuple[str, float, str]], positions: dict, road: Any, f: Fields) -> None:
     """Robots given `positions` must not start inside another robot (two at the same arc length
-    drove on top of each other: 107 contacts)."""
+    drove on top of each other: 107 contacts).
+    """
     placed = sorted((s, name) for name, s, _ in plans)
     pairs = list(zip(placed, placed[1:]))
     if road.closed and len(placed) >= 2:
@@ -634,13 +645,14 @@ def _refuse_overlaps(plans: list[tuple[str, float, str]], positions: dict, road:
         if s2 - s1 < BODY_LENGTH:
             name, other = (b, a) if b in positions else (a, b)
             here = positions.get(name)
-            f.fail(f'positions.{name}', f"{show(here)}: {abs(s2 - s1):.3f} m from {other} on road {road.id!r}: "
+            f.fail(f'positions.{name}', f'{show(here)}: {abs(s2 - s1):.3f} m from {other} on road {road.id!r}: '
                                         f'their bodies would overlap (robots start at least {BODY_LENGTH} m apart)')
 
 
 def _with_id(params: dict[str, Any], k: int) -> dict[str, Any]:
     """The k-th robot's parameters with the id it announces under the improved traffic rules
-    (1..63, repeating beyond 63 robots) unless the file gives one."""
+    (1..63, repeating beyond 63 robots) unless the file gives one.
+    """
     if params.get('traffic_rules') != 'improved' or 'robot_id' in params:
         return params
     return {**params, 'robot_id': k % MAX_ID + 1}
@@ -649,7 +661,8 @@ def _with_id(params: dict[str, Any], k: int) -> dict[str, Any]:
 def _place(road: Any, start: float, count: int, spans: list) -> list[float] | None:
     """Starts on `road` from `start`, off barcodes and intersections and at least MIN_SPACING apart:
     evenly spaced where the road allows, else packed one after the other; None when `count` robots
-    do not fit (the greedy packing is the tightest there is on a line)."""
+    do not fit (the greedy packing is the tightest there is on a line).
+    """
     length = road.length
     room = length - MIN_SPACING if road.closed else length - 0.05 - start
     for spacing in ((length if road.closed else length - start) / count, MIN_SPACING):
@@ -670,7 +683,8 @@ def _place(road: Any, start: float, count: int, spans: list) -> list[float] | No
 
 def road_capacity(road_map: RoadMap, road_id: str, start: float = 0.0, most: int = MAX_ROBOTS) -> int:
     """How many robots a scenario may start on `road_id` from `start` (the placement of `robots:`:
-    MIN_SPACING apart, off barcodes and intersections), up to `most`."""
+    MIN_SPACING apart, off barcodes and intersections), up to `most`.
+    """
     return _capacity(road_map.road(road_id), start, starts.forbidden(road_map, road_id), most)
 
 
@@ -708,7 +722,8 @@ class NodeSpec:
 
 def _typed(params: Any) -> dict[str, Any]:
     """A parameter dataclass as a dict whose values have the declared types (a YAML `0` for a
-    float field becomes 0.0), since rclpy refuses a value of another type than its default."""
+    float field becomes 0.0), since rclpy refuses a value of another type than its default.
+    """
     out = {}
     for f in dataclasses.fields(params):
         value = getattr(params, f.name)
@@ -719,7 +734,8 @@ def _typed(params: Any) -> dict[str, Any]:
 
 def node_specs(scenario: Scenario) -> list[NodeSpec]:
     """The node graph of a scenario: the world, one controller per robot namespace, then the
-    IR medium when the scenario has an `ir:` key."""
+    IR medium when the scenario has an `ir:` key.
+    """
     specs = [NodeSpec('thymio_world', 'world', '/', {
         'scenario_file': str(scenario.source),
         'robot_count': len(scenario.robots),
@@ -763,7 +779,8 @@ def crossroad_light_timeout(scenario: Scenario) -> int:
     """A robot's timeout at a crossroad's light, in events of 0.1 s: the longest red of the
     scenario's crossroad lights and a margin, so that silence there is taken for a dead light,
     never for a green (X1's lights of final_traffic give 45 s). 0 when the scenario has no
-    crossroad light."""
+    crossroad light.
+    """
     reds = [light.timing.longest_red(light.place.phases) for light in scenario.lights
             if light.place.kind == 'crossroad']
     return math.ceil((max(reds) + CROSSROAD_TIMEOUT_MARGIN) * 10) if reds else 0
@@ -781,7 +798,8 @@ def _road_graph(road_map: RoadMap) -> RoadGraph | None:
 
 def laps(scenario: Scenario, distance: float) -> float | None:
     """Distance in laps of the robots' road, when robots can only go round it (a closed road on
-    a map without intersections); None on a network, where a lap means nothing."""
+    a map without intersections); None on a network, where a lap means nothing.
+    """
     road = scenario.road_map.road(scenario.robots[0].road)
     if scenario.road_map.intersections or not road.closed or road.length <= 0 or \
             any(entry.road != road.id for entry in scenario.robots):

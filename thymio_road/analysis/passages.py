@@ -123,8 +123,6 @@ def _score_crossroad(e: dict, crossroads: dict, table: dict, entered: list[tuple
                                   road_at(left + SETTLE)))
 
 
-
-
 def passage_score(road_map: RoadMap, robots: list[str], world_events: list[dict], events: dict[str, list[dict]],
                   truth: dict[str, Any], until: float) -> dict:
     """Every robot's passages scored from a recording: the road under its follow sensor at its last

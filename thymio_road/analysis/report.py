@@ -435,7 +435,7 @@ def _html(analysis: Analysis, files: dict[str, Path]) -> str:
         items = ''.join(f'<li><b>{_e(k)}</b>: {_e(v)}</li>' for k, v in analysis.not_computed.items())
         parts.append(f'<div class="missing"><b>Not computed</b><ul>{items}</ul></div>')
     parts.append('<h2>Per robot</h2>' + _table([r for r in analysis.robots if not r.get('traffic_light')],
-                                                  ROBOT_COLUMNS))
+                                               ROBOT_COLUMNS))
     if rec.get('traffic_lights'):
         parts.append(f'<p>Traffic lights (Thymios that never move; their hulls count in contacts): '
                      f'{_e(rec["traffic_lights"])}.</p>')

@@ -85,7 +85,7 @@ def crossroad_centres(road_map: Any) -> list[tuple[float, float]]:
 
 
 def stop_distance(lane: str | None, xy: tuple[float, float], zones: list[MergeZone],
-                   centres: list[tuple[float, float]]) -> float | None:
+                  centres: list[tuple[float, float]]) -> float | None:
     """Where a light stopped a robot: metres to the merge point (locations) or to the crossroad's centre."""
     points = centres if lane == 'crossroad' else [z.merge for z in zones]
     return round(min(math.dist(p, xy) for p in points), 3) if points else None

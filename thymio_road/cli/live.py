@@ -113,4 +113,3 @@ def cmd_play(args: argparse.Namespace) -> int:
     if result.skipped:
         print(f'skipped (not ROS 2 CDR): {", ".join(result.skipped)}', file=sys.stderr)
     return 130 if result.interrupted else 0
-

@@ -132,14 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
                                 f'(default: {DEFAULT_SCENARIO})')
     calibrate.add_argument('--robots', type=ROBOTS, help="number of robots (default: the scenario's)")
     calibrate.add_argument('--seed', type=SEED, help="random seed of the robots' wheel gains and noise "
-                                                    "(default: the scenario's)")
+                           "(default: the scenario's)")
     calibrate.add_argument('--out', type=Path, required=True,
                            help='YAML file of per-robot overrides; name it in the scenario as '
                                 'robots: {calibration: FILE}')
     calibrate.set_defaults(func=cmd_calibrate)
 
     passages = sub.add_parser('passages', help='drive one robot and check every intersection passage '
-                                                 'ended on the branch it chose (ground truth)',
+                              'ended on the branch it chose (ground truth)',
                               description='One robot with random decisions; every intersection passage is '
                                           'checked against ground truth and counted by kind and choice '
                                           '(docs/intersections.md).')
@@ -164,11 +164,16 @@ def build_parser() -> argparse.ArgumentParser:
     barcode_experiments.register(sub)
     from thymio_road.experiments import turns as turn_experiments
     turn_experiments.register(sub)
-    from thymio_road.cli import tools as cli_tools; cli_tools.register(sub, map_sub)
-    from thymio_road.cli import ros_graph; ros_graph.register(sub)
-    from thymio_road.cli import bag as cli_bag; cli_bag.register(sub, map_sub)
-    from thymio_road.cli import traffic as cli_traffic; cli_traffic.register(sub)
-    from thymio_road.cli import generate as cli_generate; cli_generate.register(map_sub)
+    from thymio_road.cli import tools as cli_tools
+    cli_tools.register(sub, map_sub)
+    from thymio_road.cli import ros_graph
+    ros_graph.register(sub)
+    from thymio_road.cli import bag as cli_bag
+    cli_bag.register(sub, map_sub)
+    from thymio_road.cli import traffic as cli_traffic
+    cli_traffic.register(sub)
+    from thymio_road.cli import generate as cli_generate
+    cli_generate.register(map_sub)
     cli_live.register(sub)
     # --- more command modules are registered here, one line each (they get `sub`, `map_sub`) ---
     return parser

@@ -208,7 +208,7 @@ class RoadController(ReportMachine):
         if self.action is Action.ROUNDABOUT and self.counter_continue == 0 and self.state is State.ACTION:
             return Role.ENTERING
         if self.light_lane == 'siding' or self.delivering or (self.action is Action.LOCATION
-                                                               and self.state is State.EXIT):
+                                                              and self.state is State.EXIT):
             return Role.ENTERING  # leaving a location's siding: the road has the right of way
         if self.action is not None and (self.counter_continue >= 1 or self.action is Action.ROUNDABOUT):
             return Role.INSIDE  # past its first mark (on the ring, passing a merge), or leaving the ring

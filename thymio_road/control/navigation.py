@@ -78,7 +78,7 @@ def parse_mission(mission: str | int | Sequence[int | str], locations: Collectio
     map in the error).
     """
     if isinstance(mission, (list, tuple)) and all(isinstance(m, (int, str)) and not isinstance(m, bool)
-                                                   for m in mission):
+                                                  for m in mission):
         text = ','.join(map(str, mission))
     elif isinstance(mission, int) and not isinstance(mission, bool):
         text = str(mission)

@@ -104,6 +104,8 @@ def scheduler_address(text: str) -> str:
         raise argparse.ArgumentTypeError(f'must be a dask scheduler address such as tcp://host:8786, '
                                          f'got {show(text)}')
     return text
+
+
 scheduler_address.__name__ = 'address'
 
 

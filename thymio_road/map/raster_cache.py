@@ -45,7 +45,8 @@ _MAP_SOURCES = ('road_map.py', 'tiles.py', 'geometry.py', 'barcode.py', 'interse
 def cache_bases() -> list[Path]:
     """The project's cache folders, the first writable one in use: $THYMIO_ROAD_CACHE, else
     $XDG_CACHE_HOME/thymio_road (~/.cache/thymio_road), else one in the temporary folder (the
-    generated maps' cache uses them too)."""
+    generated maps' cache uses them too).
+    """
     if os.environ.get('THYMIO_ROAD_CACHE'):
         return [Path(os.environ['THYMIO_ROAD_CACHE'])]
     xdg = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
@@ -85,7 +86,8 @@ def _code_digest(sources: tuple[str, ...]) -> bytes:
 
 def map_digest(road_map: Any) -> str:
     """What the rasters of a map depend on: its sheet, roads (pieces in order, layers), barcodes
-    and blind rectangles, as exact reprs."""
+    and blind rectangles, as exact reprs.
+    """
     blind = [inter.extra.get('blind', ()) for inter in road_map.intersections]
     text = repr((road_map.width, road_map.height, road_map.resolution, road_map.road_width,
                  [(r.id, r.pieces, r.closed, r.layer) for r in road_map.roads], road_map.barcodes, blind))
@@ -94,7 +96,8 @@ def map_digest(road_map: Any) -> str:
 
 def cached(road_map: Any, name: str, build: Callable[[], Any], sources: tuple[str, ...] = ()) -> Any:
     """The raster `name` of the map (a Tiled or an array) from the cache, else `build()` stored
-    there. `sources`: further files (paths) whose code the raster depends on."""
+    there. `sources`: further files (paths) whose code the raster depends on.
+    """
     where = folder()
     if where is None:
         return build()

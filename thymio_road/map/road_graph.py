@@ -122,7 +122,8 @@ class RoadGraph:
         """The node a robot put down at `s` on `road_id` last passed (Appendix A's oldNode, by
         which a crossroad's lights address it), or '' when the map does not say: the last node
         whose marks on that road lie before `s` (on a closed road, before it round the loop),
-        else the one node whose drives lead onto the road."""
+        else the one node whose drives lead onto the road.
+        """
         at = {b.id: b.at for b in self.road_map.barcodes if b.road == road_id}
         on_road = sorted((at[a.marks[-1][0]], a.node) for a in self.approaches.values()
                          if a.road == road_id and a.marks[-1][0] in at)
@@ -325,7 +326,8 @@ class _Builder:
     def _crossroad_options(self, a: Approach, inter: Intersection) -> list[Option]:
         """Right exits at the first mark; straight and left cross the square blind, by the circle,
         onto an out-lane (§7.4). `exit_at` is the mark the way turns off at: 0 right, 2 left (at
-        the circle's mark), None straight, as the controller's crossroad decision reports it."""
+        the circle's mark), None straight, as the controller's crossroad decision reports it.
+        """
         e = inter.extra
         arms = e['arms']
         k = next(i for i, arm in enumerate(arms) if e['in'][arm] == a.road)
@@ -449,7 +451,7 @@ def check_graph(road_map: RoadMap) -> RoadGraph:
             number = graph.node_of(o.approach).number
             if number not in o.names:
                 raise MapError(f"{src}: intersection '{o.approach.split('@')[0]}' (location): no barcode "
-                               f"{number} names it on its siding {o.branch!r} (codes there: {list(o.names)})")
+                               f'{number} names it on its siding {o.branch!r} (codes there: {list(o.names)})')
     driven = {r for o in graph.all_options for r in o.roads} | {a.road for a in graph.approaches.values()}
     for road in road_map.roads:
         if road.id not in driven:

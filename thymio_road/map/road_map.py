@@ -65,7 +65,8 @@ class Road:
     def poses(self, s: np.ndarray) -> np.ndarray:
         """:meth:`pose_at` at many arc lengths (n×3), bit for bit: the same arithmetic per point,
         with the C library's cos and sin as in :mod:`math` (numpy's vector ones may differ in
-        the last bit), so that checks sampling 1 km of road do not call pose_at 200 000 times."""
+        the last bit), so that checks sampling 1 km of road do not call pose_at 200 000 times.
+        """
         s = np.asarray(s, dtype=float)
         if self.closed:
             s = np.mod(s, self.length)
@@ -84,7 +85,8 @@ class Road:
 
     def sample(self, step: float = 0.005) -> np.ndarray:
         """Centre-line points (n×3: x, y, heading) every `step` metres (read-only; kept, since
-        the map checks sample every road once per traffic light)."""
+        the map checks sample every road once per traffic light).
+        """
         points = self._samples.get(step)
         if points is None:
             n = max(2, int(math.ceil(self.length / step)) + 1)
@@ -201,7 +203,8 @@ class RoadMap:
     def grey(self) -> Tiled:
         """Printed grey level per pixel, 1 = white paper, 0 = black, tiled where there is ink
         (4 bytes a pixel there; the simulator itself works on windows,
-        :func:`thymio_road.sim.sensors.noiseless_response`)."""
+        :func:`thymio_road.sim.sensors.noiseless_response`).
+        """
         return raster_cache.cached(self, 'grey', lambda: Tiled.build(self.shape, 1.0, np.float32, self.ink_tiles(),
                                                                      self.grey_window))
 
@@ -223,7 +226,8 @@ class RoadMap:
     @property
     def _piece_pad(self) -> float:
         """How far from a point along a piece its paint may reach: half the road, a pixel's
-        diagonal and rounding, half the points' spacing."""
+        diagonal and rounding, half the points' spacing.
+        """
         return self.road_width / 2 + 3 * self.resolution + self._piece_step / 2
 
     @cached_property
@@ -248,7 +252,8 @@ class RoadMap:
     @cached_property
     def _piece_blocks(self) -> dict[tuple[int, int], list[int]]:
         """Block → the pieces that may paint in it (indices in drawing order): a window is painted
-        with the pieces near it only, so that painting is linear in the length of road."""
+        with the pieces near it only, so that painting is linear in the length of road.
+        """
         return _index_blocks(self._piece_points, self._piece_pad, self.resolution)
 
     @cached_property
@@ -273,7 +278,8 @@ class RoadMap:
                      window: tuple[int, int, int, int]) -> None:
         """Paint the roads' gradients and indices into arrays covering rows r0:r1, cols c0:c1 of
         the sheet. Each pixel gets the same value whatever the window, so a window of the
-        sheet can be checked without rendering the whole sheet."""
+        sheet can be checked without rendering the whole sheet.
+        """
         wr0, wr1, wc0, wc1 = window
         res, width = self.resolution, self.road_width
         pieces = self._pieces_in_drawing_order
@@ -292,7 +298,8 @@ class RoadMap:
 
     def road_index_window(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
         """``road_index[r0:r1, c0:c1]`` computed on that window alone (the map checks use it,
-        so that loading a map does not render its whole raster)."""
+        so that loading a map does not render its whole raster).
+        """
         index = np.full((r1 - r0, c1 - c0), -1, dtype=self._index_dtype(len(self.roads)))
         self._paint_roads(None, index, (r0, r1, c0, c1))
         return index
@@ -309,7 +316,8 @@ class RoadMap:
 
     def cell_factor(self, cell: float) -> int:
         """How many raster pixels a side of a `cell` metre cell holds; raises ValueError unless
-        the cell is a whole multiple of the raster's resolution."""
+        the cell is a whole multiple of the raster's resolution.
+        """
         k = int(round(cell / self.resolution))
         if k < 1 or abs(k * self.resolution - cell) > 1e-9:
             raise ValueError(f'must be a whole multiple of the map resolution {self.resolution} m, got {cell}')
@@ -318,7 +326,8 @@ class RoadMap:
     def occupancy(self, cell: float | None = None) -> np.ndarray:
         """Printed darkness (0 white paper .. 100 black) on cells of `cell` metres (default: the
         raster's), each the mean grey of its pixels: what ``/map`` publishes. Computed on the
-        inked tiles only, without the whole sheet's grey."""
+        inked tiles only, without the whole sheet's grey.
+        """
         k = 1 if cell is None else self.cell_factor(cell)
         return raster_cache.cached(self, f'occupancy{k}', lambda: self._occupancy(k))
 
@@ -375,7 +384,8 @@ class RoadMap:
         """Pixels that intersections are built to be crossed blind, over bare paper (a crossroad's
         square and the starts of its out-lanes; rectangles in ``extra['blind']``): a follow
         sensor there is not off its road (ground truth for road losses). Tiled: only the
-        rectangles' blocks are evaluated."""
+        rectangles' blocks are evaluated.
+        """
         corners = []
         for cx, cy, heading, half_along, half_across in self._blind_rectangles:
             reach = half_along + half_across

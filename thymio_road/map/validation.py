@@ -48,7 +48,6 @@ class _Loader(yaml.SafeLoader):
     reads those as strings, so `duration: 1e9` would be refused as "not a number".
     """
 
-
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         """A mapping whose keys are all different: YAML forbids a key twice, and PyYAML would
         silently keep the last value (`map: oval` then `map: final` runs on the final map).

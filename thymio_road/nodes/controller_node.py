@@ -39,6 +39,7 @@ from thymio_road.control.navigation import Navigator, parse_mission
 from thymio_road.map.road_graph import RoadGraph
 from thymio_road.map.lights import node_ids
 
+
 class ControllerNode:
     def __init__(self, node: Any) -> None:
         self.node = node

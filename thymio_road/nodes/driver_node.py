@@ -185,7 +185,7 @@ class DriverNode:
         transforms = [msgs.transform_stamped(stamp, 'map', self.frame('odom'), (x, y, theta))]
         for name, (sx, sy, sa) in zip(rm.PROX_NAMES, rm.PROX_SENSORS):
             transforms.append(msgs.transform_stamped(stamp, self.frame('base_link'),
-                                         self.frame(f'proximity_{name}_link'), (sx, sy, sa)))
+                                                     self.frame(f'proximity_{name}_link'), (sx, sy, sa)))
         for side, (gx, gy) in zip(msgs.GROUND_NAMES, rm.GROUND_SENSORS_TUPLE):
             transforms.append(msgs.ground_link(stamp, self.frame('base_link'), self.frame(f'ground_{side}_link'), gx, gy))
         return msgs.TFMessage(transforms=transforms)

@@ -196,7 +196,8 @@ def typestore_for(name: str) -> Any:
 def use_distro(name: str) -> None:
     """Make this module's message classes those of a ROS 2 distro (embedded runtime only: on
     ROS they are the installed distro's). Nodes look the classes up here at each use, so the
-    messages they fill and the definitions a bag records are the same distro's."""
+    messages they fill and the definitions a bag records are the same distro's.
+    """
     global typestore, distro
     if ROS:
         return

@@ -282,7 +282,7 @@ class WorldNode:
         for name in self.names:
             for sensor, (x, y, a) in zip(rm.PROX_NAMES, rm.PROX_SENSORS):
                 transforms.append(msgs.transform_stamped(stamp, f'{name}/base_link',
-                                             f'{name}/proximity_{sensor}_link', (x, y, a)))
+                                                         f'{name}/proximity_{sensor}_link', (x, y, a)))
             for side, (x, y) in zip(msgs.GROUND_NAMES, rm.GROUND_SENSORS_TUPLE):
                 transforms.append(msgs.ground_link(stamp, f'{name}/base_link', f'{name}/ground_{side}_link', x, y))
         return msgs.TFMessage(transforms=transforms)

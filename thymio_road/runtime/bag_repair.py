@@ -180,7 +180,7 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
                 elif isinstance(record, Channel):
                     if record.id not in connections:  # the summary repeats the channels
                         connections[record.id] = _connection(writer, record, schemas, hashes, profiles,
-                                                              result)
+                                                             result)
                         if record.topic == '/clock':
                             clock_id = record.id
                 elif isinstance(record, Message):

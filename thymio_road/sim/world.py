@@ -146,7 +146,7 @@ class World:
         self.ground = GroundSensing(road_map, params.ground_noise)
         walls = sheet_walls(road_map.width, road_map.height) if road_map.walls else None
         self.prox = ProxSensing(walls, params.prox_noise,
-                                 (road_map.width, road_map.height) if walls is not None else None)
+                                (road_map.width, road_map.height) if walls is not None else None)
         self.bounds = (road_map.width, road_map.height) if road_map.walls else None
         self.index = {s.name: i for i, s in enumerate(self.specs)}
         #: Centre distance under which two robots may touch before either senses again.
