@@ -75,7 +75,8 @@ def main() -> None:
             trees[args.baseline] = base
         try:
             print(f'one controller step, ten robots, {args.steps} events, best of {args.repeat} runs (µs per step)')
-            print(f"{'rules':<12}" + ''.join(f'{name:>14}' for name in trees) + ('      ratio' if args.baseline else ''))
+            print(f"{'rules':<12}" + ''.join(f'{name:>14}' for name in trees)
+                  + ('      ratio' if args.baseline else ''))
             for rules in ('report', 'improved'):
                 best = {name: float('inf') for name in trees}
                 for _ in range(args.repeat):

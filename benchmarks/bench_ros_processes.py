@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 import re
 import signal
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 FLOORS = {'world': (3.0, 500.0), 'controller': (None, 150.0)}
 
@@ -80,6 +80,7 @@ def measure(scenario: str, seconds: float, domain: str, alone: str | None = None
     started: dict[str, tuple[int, float]] = {}
     if alone:
         import tempfile
+
         from thymio_road.ros.launch_plan import plan
         from thymio_road.ros.process_graph import processes
         (only,) = [p for p in processes(plan({'scenario': scenario}), Path(tempfile.mkdtemp())) if p.name == alone]
@@ -150,7 +151,8 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def measure_launch(scenario: str, seconds: float, domain: str) -> tuple[list[tuple[str, float | None, float | None]], int]:
+def measure_launch(scenario: str, seconds: float,
+                   domain: str) -> tuple[list[tuple[str, float | None, float | None]], int]:
     """[(node, VmRSS MB, VmHWM MB)] of every node process of ``ros2 launch`` after `seconds`, and
     the launch's exit code after Ctrl-C (SIGINT).
     """

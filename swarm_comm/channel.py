@@ -47,7 +47,8 @@ class ChannelParameters:
             if not np.isfinite(value) or value < 0:
                 raise ValueError(f'{name} must be a non-negative finite number, got {value!r}')
         if not self.medium_exponent < 0:
-            raise ValueError(f'medium_exponent must be negative (light fades with distance), got {self.medium_exponent!r}')
+            raise ValueError(
+                f'medium_exponent must be negative (light fades with distance), got {self.medium_exponent!r}')
         if not 0 <= self.m_min < self.m_max <= self.m_sup:
             raise ValueError(
                 f'need 0 <= m_min < m_max <= m_sup, got m_min={self.m_min!r}, m_max={self.m_max!r}, m_sup={self.m_sup!r}')

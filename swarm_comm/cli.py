@@ -28,7 +28,8 @@ from .scalability import CHANNEL_RULES, DEFAULT_CHANNEL, DEFAULT_LAYOUT, LAYOUTS
 SAMPLES, GRID_AXIS, MESSAGES, TRIALS, REPETITIONS = arg_int(1, 10_000_000), arg_int(1, 1000), arg_int(1, 100_000), \
     arg_int(1, 1_000_000), 10_000
 #: Distances and the communication radius (cm), the bit rate (symbols/s), the time constant (s).
-DISTANCE, BIT_RATE, TIME_CONSTANT = arg_float(0, 1000, low_open=True), arg_float(0, 1e6, low_open=True), arg_float(0, 10)
+DISTANCE, BIT_RATE = arg_float(0, 1000, low_open=True), arg_float(0, 1e6, low_open=True)
+TIME_CONSTANT = arg_float(0, 10)
 #: Most distances one static run measures, and most robots around one in the scalability run.
 MAX_DISTANCES, MAX_COUNT = 10_000, 1000
 

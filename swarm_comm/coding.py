@@ -151,13 +151,16 @@ class BCHCode:
 
     def _xor_reduce(self, bits: np.ndarray, table: np.ndarray) -> np.ndarray:
         selected = np.where(np.asarray(bits, dtype=bool), table, 0)
-        return np.bitwise_xor.reduce(selected, axis=-1) if selected.shape[-1] else np.zeros(selected.shape[:-1], np.int64)
+        if selected.shape[-1]:
+            return np.bitwise_xor.reduce(selected, axis=-1)
+        return np.zeros(selected.shape[:-1], np.int64)
 
     def encode(self, data: np.ndarray) -> np.ndarray:
         """Codewords (..., 15) of data words (..., k) of 0/1 values."""
         data = np.asarray(data)
         if data.shape[-1:] != (self.data_bits,):
-            raise ValueError(f'data must end with an axis of {self.data_bits} bits for {self.name}, got shape {data.shape}')
+            raise ValueError(
+                f'data must end with an axis of {self.data_bits} bits for {self.name}, got shape {data.shape}')
         if data.size and not np.all((data == 0) | (data == 1)):
             raise ValueError(f'data must hold only 0 and 1, got values {np.unique(data)}')
         parity = self._xor_reduce(data, self._parity_of_data_bit)

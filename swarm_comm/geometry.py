@@ -72,12 +72,14 @@ class EPuckGeometry:
         _check_positive('body_radius', self.body_radius)
         angles = np.asarray(self.sensor_angles, dtype=float)
         if angles.ndim != 1 or angles.size == 0 or not np.all(np.isfinite(angles)):
-            raise ValueError(f'sensor_angles must be a non-empty 1-D array of finite angles, got {self.sensor_angles!r}')
+            raise ValueError(
+                f'sensor_angles must be a non-empty 1-D array of finite angles, got {self.sensor_angles!r}')
         object.__setattr__(self, 'sensor_angles', angles)
         if self.sensor_positions is not None:
             positions = np.asarray(self.sensor_positions, dtype=float)
             if positions.shape != (angles.size, 2) or not np.all(np.isfinite(positions)):
-                raise ValueError(f'sensor_positions must be finite, one (x, y) per sensor angle, got {self.sensor_positions!r}')
+                raise ValueError(
+                    f'sensor_positions must be finite, one (x, y) per sensor angle, got {self.sensor_positions!r}')
             object.__setattr__(self, 'sensor_positions', positions)
 
     @property

@@ -163,7 +163,8 @@ def run_mobile(config: MobileConfig, messages: int, rng: np.random.Generator,
     if start is not None:
         positions, headings = (np.asarray(a, dtype=float) for a in start)
         if positions.shape != (n, 2) or headings.shape != (n,):
-            raise ValueError(f'start must be positions ({n}, 2) and headings ({n},), got {positions.shape}, {headings.shape}')
+            raise ValueError(
+                f'start must be positions ({n}, 2) and headings ({n},), got {positions.shape}, {headings.shape}')
         walk.positions, walk.headings = positions.copy(), headings.copy()
     else:
         for _ in range(int(round(config.warmup / 0.1))):

@@ -98,7 +98,8 @@ def simulate_link(distance: float, detectors: Sequence[DetectorConfig], code: BC
     geometry = geometry or EPuckGeometry()
     params = params or ChannelParameters()
     if not np.isfinite(distance) or distance < 2 * geometry.body_radius:
-        raise ValueError(f'distance must be at least the robot diameter {2 * geometry.body_radius} cm, got {distance!r}')
+        raise ValueError(
+            f'distance must be at least the robot diameter {2 * geometry.body_radius} cm, got {distance!r}')
     if int(messages) != messages or messages < 1:
         raise ValueError(f'messages must be a positive integer, got {messages!r}')
     means = facing_pair_means(distance, geometry, params)                   # (D,)

@@ -150,7 +150,8 @@ CASES = [
     ('not-utf8', RUN + ['--scenario', 's.yaml'], {'s.yaml': b'name: caf\xe9\nmap: oval\n'},
      ['s.yaml', 'not UTF-8', '0xe9']),
     ('yaml-syntax', RUN + ['--scenario', 's.yaml'], {'s.yaml': 'name: [oops\n'}, ['s.yaml', 'not valid YAML', 'line']),
-    ('yaml-empty', RUN + ['--scenario', 's.yaml'], {'s.yaml': ''}, ['s.yaml', 'scenario', 'must be a mapping, got None']),
+    ('yaml-empty', RUN + ['--scenario', 's.yaml'], {'s.yaml': ''},
+     ['s.yaml', 'scenario', 'must be a mapping, got None']),
     ('yaml-list', RUN + ['--scenario', 's.yaml'], {'s.yaml': '- 1\n- 2\n'}, ['s.yaml', 'must be a mapping', '[1, 2]']),
     ('yaml-huge-file', ['map', 'check', 'm.yaml'], {'m.yaml': '# ' + 'x' * 2_000_000 + '\n'},
      ['m.yaml', '2000003 bytes', '1000000']),
@@ -179,9 +180,12 @@ CASES = [
     ('calibrate-out-folder', ['calibrate', '--out', 'sub'], {'sub/x': 'mine'}, ['--out sub', 'is a folder']),
     ('calibrate-out-read-only', ['calibrate', '--out', 'ro/c.yaml'], {}, ['--out ro/c.yaml', 'cannot write']),
     ('passages-out-read-only', ['passages', '--out', 'ro/p.json'], {}, ['--out ro/p.json', 'cannot write']),
-    ('analyze-out-read-only', ['analyze', 'bag', '--out', 'ro/report'], {'bag/x': ''}, ['--out ro/report', 'cannot write']),
-    ('render-out-read-only', ['render', 'bag', '--out', 'ro/run.gif'], {'bag/x': ''}, ['--out ro/run.gif', 'cannot write']),
-    ('export-out-read-only', ['map', 'export', 'oval', '--out', 'ro/oval.svg'], {}, ['--out ro/oval.svg', 'cannot write']),
+    ('analyze-out-read-only', ['analyze', 'bag', '--out', 'ro/report'],
+     {'bag/x': ''}, ['--out ro/report', 'cannot write']),
+    ('render-out-read-only', ['render', 'bag', '--out', 'ro/run.gif'],
+     {'bag/x': ''}, ['--out ro/run.gif', 'cannot write']),
+    ('export-out-read-only', ['map', 'export', 'oval', '--out',
+     'ro/oval.svg'], {}, ['--out ro/oval.svg', 'cannot write']),
     ('export-format-mismatch', ['map', 'export', 'oval', '--format', 'pdf', '--out', 'x.svg'], {'x.svg': 'mine'},
      ['--out x.svg', "'.svg'", 'pdf']),
     ('export-no-suffix', ['map', 'export', 'oval', '--out', 'x'], {}, ['--out x', '.svg or .pdf']),
@@ -237,7 +241,8 @@ def robots_text(entry: str) -> str:
 
 def mission_text(mission: str) -> str:
     """A scenario on the simple map whose thymio1 has `mission`, written as YAML text."""
-    return scenario(map='simple', robots=None) + f'robots: {{count: 1, road: outer, missions: {{thymio1: {mission}}}}}\n'
+    return scenario(map='simple', robots=None) + \
+                    f'robots: {{count: 1, road: outer, missions: {{thymio1: {mission}}}}}\n'
 
 
 SC = RUN + ['--scenario', 's.yaml']
@@ -260,17 +265,21 @@ NEW_CASES = [
     # controller parameters
     ('controller-gain-road-zero', SC, controller(gain_road=0), ['s.yaml', 'scenario.controller.gain_road', ': 0:',
                                                                 'divide by zero']),
-    ('controller-spin-divisor-zero', SC, controller(spin_divisor=0), ['s.yaml', 'scenario.controller.spin_divisor', '0']),
+    ('controller-spin-divisor-zero', SC, controller(spin_divisor=0),
+     ['s.yaml', 'scenario.controller.spin_divisor', '0']),
     ('controller-gain-read-negative', SC, controller(gain_read=-6), ['s.yaml', 'scenario.controller.gain_read', '-6']),
-    ('controller-obs-negative', SC, controller(obs_threshold=-1), ['s.yaml', 'scenario.controller.obs_threshold', '-1']),
+    ('controller-obs-negative', SC, controller(obs_threshold=-1),
+     ['s.yaml', 'scenario.controller.obs_threshold', '-1']),
     ('controller-speed-fraction', SC, controller(speed=150.5), ['s.yaml', 'scenario.controller.speed', '150.5',
                                                                 'integer']),
     ('controller-speed-factor-nan', SC, {'s.yaml': yaml_text('controller: {speed_factor: .nan}\n')},
      ['s.yaml', 'scenario.controller.speed_factor', 'nan']),
     ('controller-avoidance-word', SC, controller(avoidance='v3'), ['s.yaml', 'scenario.controller.avoidance', "'v3'",
                                                                    "'v1', 'v2' or 'off'"]),
-    ('controller-black-ratio-one', SC, controller(black_ratio=1.0), ['s.yaml', 'scenario.controller.black_ratio', '(0, 1)']),
-    ('controller-bias-low', SC, controller(bias_roundabout=10), ['s.yaml', 'scenario.controller.bias_roundabout', '10']),
+    ('controller-black-ratio-one', SC, controller(black_ratio=1.0),
+     ['s.yaml', 'scenario.controller.black_ratio', '(0, 1)']),
+    ('controller-bias-low', SC, controller(bias_roundabout=10),
+     ['s.yaml', 'scenario.controller.bias_roundabout', '10']),
     ('controller-light-timeout-huge', SC, controller(light_timeout=10 ** 9),
      ['s.yaml', 'scenario.controller.light_timeout', '1000000000']),
     ('controller-robot-id-64', SC, controller(robot_id=64), ['s.yaml', 'scenario.controller.robot_id', '64']),

@@ -1,9 +1,9 @@
 """A node process imports what its node needs, not the simulator: each ROS 2 process pays for every
 library it loads (issue #30: a controller on the final map held 200 MB, the floor is 150 MB).
 """
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Libraries only the world (numba kernels), the rasters (scipy) and the pictures (matplotlib) need.

@@ -71,7 +71,8 @@ def test_no_empty_lap_plot_and_the_page_says_why(synthetic, tmp_path, figures):
                           'min_gap_mm': 12.0}]
     files = report.write_report(contacts, rec, source, tmp_path)
     (fig,) = [f for title, f in figures.items() if title.startswith('Collisions')]
-    assert [ax.get_title() for ax in fig.axes] == ['Collisions (red) and near misses (orange)']                                 # the contact panel alone
+    # the contact panel alone
+    assert [ax.get_title() for ax in fig.axes] == ['Collisions (red) and near misses (orange)']
     assert fig.axes[0].get_xlim()[1] >= 30.0
     assert 'no lap was timed' in files['index.html'].read_text().lower()
 

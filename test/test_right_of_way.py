@@ -11,7 +11,7 @@ from controller_situations import (at_crossroad, at_location, crossing_crossroad
                                    entering_roundabout, leaving_by_link, leaving_siding, on_ring, past_link)
 from swarm_comm.prox_comm import PAYLOAD_MAX
 from thymio_road.control.controller import Action, ControllerParams, Mode, RoadController, State
-from thymio_road.control.right_of_way import (ANNOUNCE, announce_code, back_up_code, BLOCKED_BY, blocked_code, MAX_ID,
+from thymio_road.control.right_of_way import (announce_code, back_up_code, blocked_code, MAX_ID,
                                               outranks, priority_behind_code, RightOfWay, Role, waiting_code)
 from thymio_road.control.traffic_light import decode
 from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
@@ -229,7 +229,7 @@ def test_a_yielding_robot_backs_out_of_the_ring_when_the_ring_robot_closes_in_on
     assert [e.data for e in c.drain_events() if e.kind == 'make_way'] == \
         [{'for': 9, 'reason': 'in_the_ring_path', 'role': 'entering'}]
     backed = [w for w in wheels if w != (0, 0)]
-    assert backed and backed == [(-l, -r) for l, r in driven[::-1][:len(backed)]]
+    assert backed and backed == [(-left, -right) for left, right in driven[::-1][:len(backed)]]
     assert c.mode is Mode.MAKING_WAY
 
 
@@ -641,7 +641,7 @@ def test_a_blind_crossing_stopped_by_a_silent_robot_at_its_front_right_makes_way
     driven = [c.step(GREY, CLEAR) for _ in range(10)]
     wheels = [c.step(GREY, AT_THE_FRONT_RIGHT) for _ in range(c.params.crossing_give_up_count + 5)]
     assert set(wheels[:c.params.crossing_give_up_count]) == {(0, 0)}
-    assert wheels[-4:] == [(-l, -r) for l, r in driven[-4:]]  # backing up the way it came
+    assert wheels[-4:] == [(-left, -right) for left, right in driven[-4:]]  # backing up the way it came
     made = [e.data for e in c.drain_events() if e.kind == 'make_way']
     assert made == [{'for': 0, 'reason': 'crossing', 'role': 'inside'}]
 
@@ -742,7 +742,7 @@ def test_making_way_inside_a_crossroad_is_undone_exactly_before_the_crossing_goe
         wheels.append(c.step(GREY, AT_THE_FRONT_RIGHT))
         assert (c.state, c.counter, c.counter_continue) == (State.CONTINUE, counter, marks)
     backed = [w for w in wheels if w != (0, 0)]
-    assert backed[:10] == [(-l, -r) for l, r in driven[::-1]]  # the way it came, the last step first
+    assert backed[:10] == [(-left, -right) for left, right in driven[::-1]]  # the way it came, the last step first
     w = (0, 0)
     while w == (0, 0):  # holding; the step that ends the hold drives the first command back
         w = c.step(GREY, CLEAR)
@@ -750,7 +750,7 @@ def test_making_way_inside_a_crossroad_is_undone_exactly_before_the_crossing_goe
     assert c.mode is Mode.RETURNING
     assert c.step(GREY, BLOCKED) == (0, 0) and c.mode is Mode.RETURNING  # something in front: it waits
     returned = [w] + [c.step(GREY, CLEAR) for _ in backed[1:]]
-    assert returned == [(-l, -r) for l, r in backed[::-1]] and returned[-10:] == driven
+    assert returned == [(-left, -right) for left, right in backed[::-1]] and returned[-10:] == driven
     assert c.counter == counter and c.mode is not Mode.RETURNING
     c.step(GREY, CLEAR)
     assert c.counter == counter + 1  # the crossing's count runs on

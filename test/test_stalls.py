@@ -93,7 +93,8 @@ def test_places_name_roads_and_intersections():
     simple = load_map(config_dir() / 'maps' / 'simple.yaml')
     ring = next(r for r in simple.roads if r.id.endswith('.ring'))
     x, y, _ = ring.pose_at(0.1)
-    assert Places(simple).describe(x, y).startswith(f"intersection {ring.id.split('.')[0]} (roundabout), road {ring.id}")
+    assert Places(simple).describe(x, y).startswith(
+        f"intersection {ring.id.split('.')[0]} (roundabout), road {ring.id}")
 
 
 def test_stall_time_must_be_positive():

@@ -61,7 +61,8 @@ def test_public_layouts_put_the_sensors_of_the_robot_models_inside_the_body():
     assert np.rad2deg(np.arctan2(centre[0, 1], centre[0, 0])) == pytest.approx(-18.43, abs=0.01)
     np.testing.assert_allclose(np.hypot(*(proto.emitters_local() - proto.detectors_local()).T), 2 * 0.127)
     enki = epuck_geometry('enki')
-    assert np.hypot(*((enki.emitters_local() + enki.detectors_local()) / 2).T).max() == pytest.approx(np.hypot(2.6, 2.6))
+    middle = (enki.emitters_local() + enki.detectors_local()) / 2
+    assert np.hypot(*middle.T).max() == pytest.approx(np.hypot(2.6, 2.6))
     with pytest.raises(ValueError, match='layout'):
         epuck_geometry('thymio')
     with pytest.raises(ValueError, match='sensor_positions'):

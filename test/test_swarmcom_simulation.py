@@ -31,7 +31,7 @@ def test_flooding_relays_along_a_chain_broadcast_does_not():
     # five still robots in a row, 15 cm apart, side sensors (±90°) along the row, 21 cm range (m_t,r = 75):
     # only neighbours hear each other, and the middle ones hide the far ones
     start = (np.array([[6.0 + 15.0 * i, 36.0] for i in range(5)]), np.full(5, np.pi / 2))
-    kwargs = dict(robots=5, speed_fraction=0.0, relative_threshold=75, arena=72.0)
+    kwargs = {'robots': 5, 'speed_fraction': 0.0, 'relative_threshold': 75, 'arena': 72.0}
     broadcast = run_mobile(MobileConfig(mode='broadcast', **kwargs), 10, np.random.default_rng(4), start=start)
     flooding = run_mobile(MobileConfig(mode='flooding', **kwargs), 10, np.random.default_rng(4), start=start)
     assert np.mean([o.p_l for o in flooding]) < np.mean([o.p_l for o in broadcast])

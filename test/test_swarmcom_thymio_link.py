@@ -7,7 +7,6 @@
 """SwarmCom framing over Thymio 10-bit payloads: round trip, losses, duplicates, corrupted bits."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import numpy as np
 import pytest
 
 from swarm_comm.coding import CODES

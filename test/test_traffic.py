@@ -21,7 +21,7 @@ from controller_situations import (at_crossroad, at_location, choosing, cross, c
                                    read_code)
 from prox_comm_reference import naive_step
 from swarm_comm.prox_comm import ENKI_DOC, ProxCommChannel, range_with_gain
-from thymio_road.control.controller import Action, ControllerParams, Mode, RoadController, State
+from thymio_road.control.controller import ControllerParams, Mode, RoadController, State
 from thymio_road.control.right_of_way import announce_code, priority_behind_code, Role, waiting_code
 from thymio_road.control.traffic_light import Battery, decode, Timing, TrafficLight
 from thymio_road.map.intersections import advance, crossroad, Intersection
@@ -464,7 +464,8 @@ def test_final_traffic_scenario_wires_lights_in_both_runtimes():
     lights = [s for s in node_specs(sc) if s.executable == 'thymio_traffic_light']
     assert [(s.name, s.namespace) for s in lights] == [('traffic_light', f'/{n}') for n in names]
     clearance = {s.namespace: s.parameters['clearance'] for s in lights}
-    # The crossroad's all red outlasts a left turn (15.5 s); the locations' 15 s let a committed road robot clear the merge.
+    # The crossroad's all red outlasts a left turn (15.5 s); the locations' 15
+    # s let a committed road robot clear the merge.
     assert {v for k, v in clearance.items() if k.startswith('/light_X1')} == {16.0}
     assert {v for k, v in clearance.items() if not k.startswith('/light_X1')} == {15.0}
     assert lights[0].parameters['battery_decay'] is False

@@ -105,7 +105,8 @@ def test_resume_keeps_an_interrupted_sweeps_runs_and_runs_only_the_others(tmp_pa
     part.mkdir()
     for seed in (1, 3):  # what an interrupted sweep left: two runs of three
         (part / f'r2-s{seed}').mkdir()
-        (part / f'r2-s{seed}' / 'summary.json').write_text((tmp_path / 'all' / f'r2-s{seed}' / 'summary.json').read_text())
+        summary = (tmp_path / 'all' / f'r2-s{seed}' / 'summary.json').read_text()
+        (part / f'r2-s{seed}' / 'summary.json').write_text(summary)
     ran = []
     real = traffic_table.run_job
     monkeypatch.setattr(traffic_table, 'run_job', lambda job: ran.append(job.seed) or real(job))

@@ -161,7 +161,8 @@ def _every_second(rec: Recording, source: MapSource, movers: list[str], result: 
     poses = np.stack([sampling.held(rec.truth[r].t, _pose_array(rec.truth[r]), grid) for r in robots], axis=1)
     held, states = [], []
     for r in robots:
-        light = [(float(e['t']), e.get('command')) for e in rec.events.get(r, []) if e.get('kind') == 'light' and 't' in e]
+        light = [(float(e['t']), e.get('command'))
+                  for e in rec.events.get(r, []) if e.get('kind') == 'light' and 't' in e]
         held.append(['a traffic light' if c in ('stop', 'hold') else None
                      for c in sampling.value_before([t for t, _ in light], [c for _, c in light], grid)])
         intervals = timelines.get(r, [])
@@ -583,7 +584,7 @@ def _waits(rec: Recording, movers: list[str], static: set[str], rows: dict, resu
     if not lights:
         nc['waiting at traffic lights'] = 'no traffic lights in the recording (no robot that ' \
                                           'stands still all along and runs no road controller)'
-    light_xy = np.array([(rec.truth[l].x[0], rec.truth[l].y[0]) for l in lights]).reshape(-1, 2)
+    light_xy = np.array([(rec.truth[light].x[0], rec.truth[light].y[0]) for light in lights]).reshape(-1, 2)
     for r in movers:
         p = rec.truth.get(r)
         if p is None or not len(p):

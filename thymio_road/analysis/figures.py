@@ -37,7 +37,7 @@ _TAB10 = ('#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e3
 _TAB20 = ('#1f77b4', '#aec7e8', '#ff7f0e', '#ffbb78', '#2ca02c', '#98df8a', '#d62728', '#ff9896',
           '#9467bd', '#c5b0d5', '#8c564b', '#c49c94', '#e377c2', '#f7b6d2', '#7f7f7f', '#c7c7c7',
           '#bcbd22', '#dbdb8d', '#17becf', '#9edae5')
-_MARGIN = dict(left=70, right=16, top=44, bottom=56)
+_MARGIN = {'left': 70, 'right': 16, 'top': 44, 'bottom': 56}
 _TICK = 6
 
 

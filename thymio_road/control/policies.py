@@ -149,7 +149,8 @@ class ImprovedPolicy(ReportPolicy):
         self.siding_distance = r['siding_distance']
         #: Reasons to make way, by precedence; those that `interrupt` a hold
         #: are asked before the making of way under way runs on.
-        reasons = sorted((rule for rule in r.values() if isinstance(rule, rules.Reason)), key=lambda rule: rule.precedence)
+        reasons = sorted((rule for rule in r.values() if isinstance(rule, rules.Reason)),
+                         key=lambda rule: rule.precedence)
         self.interrupting = [rule for rule in reasons if rule.interrupts]
         self.reasons = [rule for rule in reasons if not rule.interrupts]
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from thymio_road.experiments.barcodes import arc_track, MAX_SPEED, MIN_SPEED, number_list, run_track, turn_track
 from thymio_road.map import atomic
-from thymio_road.map.validation import arg_float, arg_int
+from thymio_road.map.validation import arg_float
 
 
 def track(shape: str, radius: float, direction: str) -> dict:

@@ -47,9 +47,9 @@ class Frame:
     y: float
     angle: float
 
-    def pose(self, a: float, l: float, heading: float = 0.0) -> Pose:
+    def pose(self, a: float, b: float, heading: float = 0.0) -> Pose:
         c, s = math.cos(self.angle), math.sin(self.angle)
-        return (self.x + a * c - l * s, self.y + a * s + l * c, _wrap(self.angle + heading))
+        return (self.x + a * c - b * s, self.y + a * s + b * c, _wrap(self.angle + heading))
 
     def local(self, pose: Pose) -> Pose:
         dx, dy = pose[0] - self.x, pose[1] - self.y

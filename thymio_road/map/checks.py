@@ -11,7 +11,6 @@ without importing one another (:mod:`thymio_road.map.loader` runs them).
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -62,7 +61,7 @@ def check_crossings(road_map: RoadMap, owners: dict[str, str], step: float = 0.0
         road_a, road_b = road_map.roads[a], road_map.roads[b]
         if a != b and owners.get(road_a.id) is not None and owners.get(road_a.id) == owners.get(road_b.id):
             continue  # the intersection's own roads: built to meet
-        (sa, pa), (sb, pb) = samples[a], samples[b]
+        (sa, pa), (sb, _) = samples[a], samples[b]
         rows, cols = i[lo:hi] - first[a], j[lo:hi] - first[b]
         if a == b:
             gap = np.abs(sa[rows] - sb[cols])

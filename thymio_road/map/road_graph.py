@@ -335,7 +335,8 @@ class _Builder:
         right = self._drive(a, 0, e['right'][arms[k]], e['right'][arms[k]], 0.0, 0.0,
                             f"crossroad '{inter.id}' right from '{a.road}'", set())
         opts = [right]
-        for exit_at, arm, arc in ((None, arms[k], e['leave_arc']), (2, arms[(k + 1) % 4], e['quarter'] + e['leave_arc'])):
+        for exit_at, arm, arc in ((None, arms[k], e['leave_arc']),
+                                  (2, arms[(k + 1) % 4], e['quarter'] + e['leave_arc'])):
             out = e['out'][arm]
             way = 'straight' if exit_at is None else 'left'
             o = self._drive(a, exit_at, out, out, 0.0, to_circle + arc + e['to_out_lane'],

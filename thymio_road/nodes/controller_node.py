@@ -20,24 +20,24 @@ navigator says the robot is in and of the node it came from (:func:`thymio_road.
 """
 from __future__ import annotations
 
-import json
-import sys
 from functools import lru_cache
+import json
 from pathlib import Path
+import sys
 from typing import Any
 
 import yaml
 
+from thymio_road.control.controller import ControllerParams, led_colour, RoadController, State
+from thymio_road.control.navigation import Navigator, parse_mission
+from thymio_road.map.lights import node_ids
+from thymio_road.map.loader import load_map, parse_map
+from thymio_road.map.road_graph import RoadGraph
+from thymio_road.map.road_map import MapError
+from thymio_road.map.validation import parse_yaml
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import convert, declare, declare_fields
 from thymio_road.sim import robot_model as rm
-from thymio_road.control.controller import ControllerParams, RoadController, State, led_colour
-from thymio_road.map.loader import load_map, parse_map
-from thymio_road.map.road_map import MapError
-from thymio_road.map.validation import parse_yaml
-from thymio_road.control.navigation import Navigator, parse_mission
-from thymio_road.map.road_graph import RoadGraph
-from thymio_road.map.lights import node_ids
 
 
 class ControllerNode:

@@ -130,12 +130,13 @@ class Graph:
         if on_second is not None:
             last = [0]
 
-            def callback(now_ns: int) -> None:
+            def each_step(now_ns: int) -> None:
                 if check is not None:
                     check(now_ns)
                 if now_ns - last[0] >= 1_000_000_000:
                     last[0] = now_ns
                     on_second(now_ns / 1e9)
+            callback = each_step
         self.executor.run_until(end_ns, callback)
 
 
