@@ -90,7 +90,8 @@ t2, c2 = time.perf_counter(), time.process_time()
 print(json.dumps({'road_m': sum(r.length for r in m.roads), 'load_s': t1 - t0, 'load_cpu': c1 - c0,
                   'rasters_s': t2 - t1, 'rasters_cpu': c2 - c1, 'raster_mb': sum(r.nbytes for r in rasters) / 2 ** 20,
                   'pixels': sum(r.tiles.size for r in rasters[:2]), 'base_mb': base,
-                  'peak_mb': int(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))) / 1024}))
+                  'peak_mb': int(next(l.split()[1] for l in open('/proc/self/status')
+                                      if l.startswith('VmHWM:'))) / 1024}))
 """
 
 

@@ -55,7 +55,8 @@ if spec['executable'] == 'thymio_world':
     executor.run_until(200_000_000)
     first = time.perf_counter() - t2
 print(json.dumps({'import': t1 - t0, 'start': t2 - t1, 'start_cpu': c2 - c1, 'first': first,
-                  'peak_mb': int(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))) / 1024}))
+                  'peak_mb': int(next(l.split()[1] for l in open('/proc/self/status')
+                                      if l.startswith('VmHWM:'))) / 1024}))
 """
 
 

@@ -195,7 +195,8 @@ def main_launch(scenarios: list[str], seconds: float) -> int:
         limit = FLOORS['controller'][1]
         failures += [f'{scenario} {name}: RSS {rss} MB (floor {limit:g} MB)' for name, rss, _ in rows
                      if _kind(name) == 'controller' and (rss is None or rss > limit)]
-    print('\nfloor (controller RSS under 150 MB): ' + ('met' if not failures else 'NOT met:\n  ' + '\n  '.join(failures)))
+    print('\nfloor (controller RSS under 150 MB): '
+          + ('met' if not failures else 'NOT met:\n  ' + '\n  '.join(failures)))
     return 0
 
 
@@ -229,7 +230,8 @@ def main() -> int:
             runs += [(scenario, '/world') for scenario in args.scenarios]
         for scenario, alone in runs:
             rows = measure(scenario, min(args.seconds, 15.0) if alone else args.seconds, domain, alone)
-            print(f'\n{scenario}' + (f' ({alone} alone)' if alone else f': {len(rows)} processes, {args.seconds:g} s each'))
+            print(f'\n{scenario}'
+                  + (f' ({alone} alone)' if alone else f': {len(rows)} processes, {args.seconds:g} s each'))
             print(f'{"process":32} {"start-up wall s":>16} {"start-up CPU s":>15} {"peak RSS MB":>12}')
             for name, startup, cpu, rss in rows:
                 print(f'{name:32} {"-" if startup is None else f"{startup:16.2f}":>16} '

@@ -99,7 +99,8 @@ def main() -> None:
     for _ in range(args.repeat):
         for name, tree in trees.items():
             times[name].append(run_once(tree, args.scenario, args.duration, options=options))
-    print(f'thymio-road run --scenario {args.scenario} --duration {args.duration:g} {args.options}: CPU time of the process '
+    print(f'thymio-road run --scenario {args.scenario} --duration {args.duration:g} {args.options}: '
+          f'CPU time of the process '
           f'(user + system), {args.repeat} runs each, alternating')
     for name, values in times.items():
         print(f'  {name:10s} fastest {min(values):5.2f} s, median {statistics.median(values):5.2f} s  '

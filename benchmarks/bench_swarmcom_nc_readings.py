@@ -96,7 +96,8 @@ def reverse_gains(positions: np.ndarray, headings: np.ndarray, g: EPuckGeometry)
     inverse = 1.0 / np.sqrt(squared)
     cos_a = (np.cos(theta_e)[:, :, None] * dx + np.sin(theta_e)[:, :, None] * dy) * inverse
     cos_b = -(np.cos(theta_d)[None, None, :] * dx + np.sin(theta_d)[None, None, :] * dy) * inverse
-    gain = (channel_module.cosine_lobe(cos_a, P.emitter_exponent) * channel_module.cosine_lobe(cos_b, P.detector_exponent)
+    gain = (channel_module.cosine_lobe(cos_a, P.emitter_exponent)
+            * channel_module.cosine_lobe(cos_b, P.detector_exponent)
             * channel_module.medium_attenuation(np.sqrt(squared), P))
     gain[0] = 0.0
     live = np.argwhere(gain > 0.0)

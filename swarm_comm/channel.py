@@ -51,7 +51,8 @@ class ChannelParameters:
                 f'medium_exponent must be negative (light fades with distance), got {self.medium_exponent!r}')
         if not 0 <= self.m_min < self.m_max <= self.m_sup:
             raise ValueError(
-                f'need 0 <= m_min < m_max <= m_sup, got m_min={self.m_min!r}, m_max={self.m_max!r}, m_sup={self.m_sup!r}')
+                f'need 0 <= m_min < m_max <= m_sup, '
+                f'got m_min={self.m_min!r}, m_max={self.m_max!r}, m_sup={self.m_sup!r}')
 
     @property
     def noise_sigma(self) -> float:

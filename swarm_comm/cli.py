@@ -191,7 +191,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     sub.add_argument('--messages', type=MESSAGES, default=25,
                      help='messages per run (default: %(default)s; the paper sent 1000 per configuration)')
     sub.add_argument('--repetitions', type=_at_least_two, default=20,
-                     help='independent runs per configuration, >= 2, for the confidence intervals (default: %(default)s)')
+                     help='independent runs per configuration, >= 2, for the confidence intervals '
+                          '(default: %(default)s)')
     sub.add_argument('--robots', type=_group_sizes, default=(2, 3, 4, 5, 6, 7), help='group sizes, e.g. 2,3,4')
     sub.set_defaults(func=_mobile)
 

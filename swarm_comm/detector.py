@@ -252,8 +252,8 @@ def _tally_poses(px, py, co, so, model, phi, m_sup, m_values, ambient_powers, ta
     scratch_e = np.empty((6, sensor_hist.shape[0]))
     scratch_m = np.empty(m_values.shape[0])
     for n in range(px.shape[0]):
-        _tally(px[n], py[n], co[n], so[n], model, phi, m_sup, m_values, ambient_powers, means, scratch_e, scratch_m, tail, sensor_hist,
-               min_hist)
+        _tally(px[n], py[n], co[n], so[n], model, phi, m_sup, m_values, ambient_powers, means, scratch_e, scratch_m,
+               tail, sensor_hist, min_hist)
 
 
 def _model_table(geometry: EPuckGeometry, params: ChannelParameters, m_values: np.ndarray) -> np.ndarray:

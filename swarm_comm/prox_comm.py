@@ -124,7 +124,7 @@ class ProxCommParams:
         return self.response(1.0 / np.maximum(np.asarray(d_cm, dtype=float) - self.x0, 1e-9) ** 2)
 
     def response(self, inverse_square_sum: np.ndarray | float) -> np.ndarray:
-        """r = m / (1 / ((c − x0²) Σ w/(d − x0)²) + 1); 0 where the sum is 0 (nothing visible)."""
+        """The response r = m / (1 / ((c − x0²) Σ w/(d − x0)²) + 1); 0 where the sum is 0 (nothing visible)."""
         s = np.asarray(inverse_square_sum, dtype=float) * (self.c - self.x0 ** 2)
         with np.errstate(divide='ignore'):
             return np.where(s > 0, self.m / (1.0 / np.where(s > 0, s, 1.0) + 1.0), 0.0)
@@ -169,7 +169,7 @@ class Receptions:
         return len(self.transmitter)
 
     def rows(self) -> list[tuple[int, int, int, tuple[int, ...], tuple[int, ...]]]:
-        """Plain-Python rows (transmitter, receiver, rx, payloads, intensities), for tests and logs."""
+        """Plain-Python rows, each (transmitter, receiver, rx, payloads, intensities), for tests and logs."""
         return [(int(t), int(r), int(v), tuple(map(int, p)), tuple(map(int, i)))
                 for t, r, v, p, i in zip(self.transmitter, self.receiver, self.rx, self.payloads,
                                          self.intensities)]
@@ -559,7 +559,7 @@ class ProxCommChannel:
         self.reach = params.range_m + 2 * self.sensor_radius
 
     def _contributions(self, d: np.ndarray, cos_e: np.ndarray, cos_r: np.ndarray) -> np.ndarray:
-        """w / (d − x0)² per visible emitter→sensor path (d in m, the law in cm)."""
+        """The term w / (d − x0)² per visible emitter→sensor path (d in m, the law in cm)."""
         p = self.params
         dx = np.maximum(d * 100.0 - p.x0, 1e-9)
         w = 1.0
@@ -668,7 +668,7 @@ class ProxCommChannel:
 
 def scatter_robots(n: int, density: float = 10.0, rng: np.random.Generator | None = None,
                    jitter: float = 0.05) -> np.ndarray:
-    """n non-overlapping poses (n×3) on a jittered square grid of `density` robots per m².
+    """Return n non-overlapping poses (n×3) on a jittered square grid of `density` robots per m².
 
     Neighbours are 1/√density apart (31.6 cm at 10 per m²) and are moved by up to ±`jitter`.
     Headings are uniform. Used by the benchmark and the tests for realistic crowds.

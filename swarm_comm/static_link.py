@@ -11,7 +11,8 @@ Each trial sends one message of 1–5 random blocks (Sect. 5.1) after an idle le
 decodes the sample stream; a message it assembled that overlaps the frame means received, none means
 lost (eq. 35). If noise fired the detector just before the real prefix, the real message is swallowed
 (misframed) and reported apart. P_e is the Hamming distance between sent and received raw blocks of the
-correctly framed messages over their sent bits, missing (truncated) blocks counting as errors. Block errors after decoding are counted for the chosen code, and
+correctly framed messages over their sent bits, missing (truncated) blocks counting as errors. Block errors after
+decoding are counted for the chosen code, and
 P_f of eq. 34 is predicted from P_e for c = 0, 1, 7.
 """
 from __future__ import annotations

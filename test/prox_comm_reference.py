@@ -140,7 +140,7 @@ class ReferenceChannel:
         return near & ((dist2 <= r2) | (dot >= bound - 1e-9))
 
     def _contributions(self, d: np.ndarray, cos_e: np.ndarray, cos_r: np.ndarray) -> np.ndarray:
-        """w / (d − x0)² per visible emitter→sensor path (d in m, the law in cm)."""
+        """The term w / (d − x0)² per visible emitter→sensor path (d in m, the law in cm)."""
         p = self.params
         dx = np.maximum(d * 100.0 - p.x0, 1e-9)
         w = 1.0

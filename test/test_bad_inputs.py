@@ -125,7 +125,8 @@ CASES = [
         {'id': f'r{k}', 'start': [0.5, 0.5 + 0.3 * k, 0], 'pieces': [{'straight': 49}]} for k in range(70)])},
      ['m.yaml', 'map.roads', '3430 m of road', 'pixels', 'GB', 'km of road at this resolution']),
     ('map-straight-huge', ['map', 'check', 'm.yaml'],
-     {'m.yaml': a_map(roads=[{**ROAD, 'pieces': [{'straight': 1e300}]}])}, ['m.yaml', "roads[0] 'a' pieces[0]", '1e+300']),
+     {'m.yaml': a_map(roads=[{**ROAD, 'pieces': [{'straight': 1e300}]}])},
+     ['m.yaml', "roads[0] 'a' pieces[0]", '1e+300']),
     ('scenario-name-slash', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario(name='a/b')},
      ['s.yaml', 'scenario.name', "'a/b'"]),
     ('map-tight-turn', ['map', 'check', 'm.yaml'], {'m.yaml': a_map(size=[1.4, 1.0], roads=[
@@ -169,7 +170,8 @@ CASES = [
      ['m.yaml', 'aliases expand to more than 100000']),
     ('huge-key', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario() + 'x' * 1000 + ': 1\n'},
      ['s.yaml', 'unknown field', "'xxxx"]),
-    ('huge-int', RUN + ['--scenario', 's.yaml'], {'s.yaml': scenario().replace('count: 2', 'count: [' + '9' * 5000 + ']')},
+    ('huge-int', RUN + ['--scenario', 's.yaml'],
+     {'s.yaml': scenario().replace('count: 2', 'count: [' + '9' * 5000 + ']')},
      ['s.yaml', 'cannot be read']),
     ('map-check-folder', ['map', 'check', 'sub'], {'sub/x': ''}, ['sub', 'is a folder, not a regular file']),
     ('map-check-unknown-name', ['map', 'check', 'ovl'], {}, ["no map named 'ovl'", 'oval']),
@@ -242,7 +244,7 @@ def robots_text(entry: str) -> str:
 def mission_text(mission: str) -> str:
     """A scenario on the simple map whose thymio1 has `mission`, written as YAML text."""
     return scenario(map='simple', robots=None) + \
-                    f'robots: {{count: 1, road: outer, missions: {{thymio1: {mission}}}}}\n'
+        f'robots: {{count: 1, road: outer, missions: {{thymio1: {mission}}}}}\n'
 
 
 SC = RUN + ['--scenario', 's.yaml']
@@ -317,7 +319,8 @@ NEW_CASES = [
     # calibration files: values in range
     ('calibration-nan', SC, {'s.yaml': robots(calibration='cal.yaml'), 'cal.yaml': 'thymio1: {speed_factor: .nan}\n'},
      ['cal.yaml', 'thymio1.speed_factor', 'nan']),
-    ('calibration-out-of-range', SC, {'s.yaml': robots(calibration='cal.yaml'), 'cal.yaml': 'thymio1: {wheel_balance: 3}\n'},
+    ('calibration-out-of-range', SC,
+     {'s.yaml': robots(calibration='cal.yaml'), 'cal.yaml': 'thymio1: {wheel_balance: 3}\n'},
      ['cal.yaml', 'thymio1.wheel_balance', '3', '[0.8, 1.25]']),
     # a YAML key given twice
     ('dup-key-top', SC, {'s.yaml': 'name: a\nmap: oval\nmap: final\nrobots: {road: loop}\n'},

@@ -94,7 +94,8 @@ def test_malformed_intersections_are_rejected(tmp_path, element, expected):
 
 
 def test_a_road_from_an_unknown_arm_is_rejected(tmp_path):
-    data = {'size': [3.0, 3.0], 'intersections': [{'roundabout': {'id': 'R', 'center': [1.5, 1.5], 'arms': ['a', 'b']}}],
+    data = {'size': [3.0, 3.0],
+            'intersections': [{'roundabout': {'id': 'R', 'center': [1.5, 1.5], 'arms': ['a', 'b']}}],
             'roads': [{'id': 'x', 'from': 'R.exit.c', 'pieces': [{'straight': 0.2}]}]}
     with pytest.raises(MapError, match=r"roads\[0\] 'x'.from: no arm 'R.exit.c'"):
         load_map(write(tmp_path, data))

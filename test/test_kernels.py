@@ -254,7 +254,7 @@ def test_the_world_arrays_have_the_layout_widths():
 
 
 def test_each_kernel_module_runs_code_compiled_from_the_current_sources():
-    """numba's cache follows only a kernel's own file; kernel_cache drops a module's cache when
+    """Numba's cache follows only a kernel's own file; kernel_cache drops a module's cache when
     its kernels were compiled from other versions of the files they fold in.
     """
     for name in ('motion', 'broad_phase', 'proximity', 'ground', 'tick'):

@@ -130,7 +130,8 @@ def test_the_crossing_check_refuses_what_comparing_all_pairs_refused(monkeypatch
         w, h = data['size']
         for k in range(int(rng.integers(1, 3))):
             data['roads'].append({'id': f'extra{k}', 'start': [float(rng.uniform(0.3, w - 0.3)),
-                                                               float(rng.uniform(0.3, h - 0.3)), float(rng.uniform(0, 360))],
+                                                               float(rng.uniform(0.3, h - 0.3)),
+                                                               float(rng.uniform(0, 360))],
                                   'pieces': [{'straight': float(rng.uniform(0.05, 0.5))},
                                              {'arc': {'radius': float(rng.uniform(0.1, 0.25)),
                                                       'angle_deg': float(rng.choice([-1, 1]) * rng.uniform(30, 340))}},

@@ -24,7 +24,7 @@ print(int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group
 
 
 def test_a_controller_given_the_map_file_loads_no_simulator_library():
-    """launch passes `map_file`: the controller read it through the scenario module, which imports
+    """The launch file passes `map_file`: the controller read it through the scenario module, which imports
     the simulator (numba, llvmlite, scipy).
     """
     out = subprocess.run([sys.executable, '-c', CONTROLLER_WITH_A_MAP_FILE], capture_output=True, text=True,

@@ -118,7 +118,7 @@ class _DescribedNode(EmbeddedNode):
 
 
 def test_parameters_read_at_start_up_are_read_only():
-    """rclpy answered "Set parameter successful" to `ros2 param set /thymio1/controller speed 150`
+    """Once, rclpy answered "Set parameter successful" to `ros2 param set /thymio1/controller speed 150`
     and nothing changed: a parameter the node reads only in its constructor is declared read-only
     (then rclpy refuses the set). Only the controller's mission takes effect at run time.
     """

@@ -107,7 +107,8 @@ BAD_MAPS = {
     'barcode min arc radius': (straight_map(barcode_min_arc_radius=-1), 'map.barcode_min_arc_radius: must be in'),
     'closed road aside': (straight_map(size=[1.2, 1.2], roads=[
         {'id': 'r', 'start': [0.6, 0.1, 0], 'closed': True,
-         'pieces': [{'arc': {'radius': 0.3, 'angle_deg': 180}}, {'straight': 0.1}, {'arc': {'radius': 0.29, 'angle_deg': 180}}]}]),
+         'pieces': [{'arc': {'radius': 0.3, 'angle_deg': 180}}, {'straight': 0.1},
+                    {'arc': {'radius': 0.29, 'angle_deg': 180}}]}]),
         "'r': closed road does not close: it ends 102.0 mm and 0.0° away from its start, and not pointing at it"),
     'bad start': (straight_map(roads=[{'id': 'r', 'start': [0.1, 0.25], 'pieces': [{'straight': 0.2}]}]),
                   "'r'.start: must be [x, y, heading_deg]"),
@@ -131,7 +132,8 @@ def test_a_closed_road_gets_its_last_straight():
     """`closed: true` adds the straight from where the pieces end to the start, if they end pointing at it."""
     m = parse_map(straight_map(size=[1.2, 1.0], roads=[
         {'id': 'r', 'start': [0.6, 0.2, 0], 'closed': True,
-         'pieces': [{'arc': {'radius': 0.2, 'angle_deg': 180}}, {'straight': 0.3}, {'arc': {'radius': 0.2, 'angle_deg': 180}}]}]),
+         'pieces': [{'arc': {'radius': 0.2, 'angle_deg': 180}}, {'straight': 0.3},
+                    {'arc': {'radius': 0.2, 'angle_deg': 180}}]}]),
         'inline')
     road = m.road('r')
     assert road.length == pytest.approx(0.6 + 2 * math.pi * 0.2)

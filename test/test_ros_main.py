@@ -26,7 +26,7 @@ class Stopped(Exception):
 
 @pytest.fixture
 def fake_rclpy(monkeypatch):
-    """rclpy's process functions around an embedded node that has the user's -p overrides.
+    """Stand-ins for rclpy's process functions around an embedded node that has the user's -p overrides.
 
     The executor's spin_once runs `state['on_spin']` (by default a Ctrl-C: a SIGINT to this process).
     SIGINT and SIGTERM raise Stopped here unless spin handles them, and are put back afterwards.

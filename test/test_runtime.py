@@ -75,7 +75,7 @@ def test_parameters_take_overrides_and_defaults():
 
 
 def test_parameters_are_typed_by_their_default_as_in_rclpy():
-    """rclpy refuses an override whose type is not the default's (an int for a double too)."""
+    """As rclpy does, the runtime refuses an override whose type is not the default's (an int for a double too)."""
     node = EmbeddedNode(Executor(), 'n', parameters={'noise': 10, 'mission': 5, 'flag': 1, 'gain': 2.0})
     with pytest.raises(InvalidParameterTypeError, match="'noise'.*'INTEGER', expecting type 'DOUBLE'"):
         node.declare_parameter('noise', 10.0)

@@ -135,7 +135,7 @@ def _qos(topic_metadata: dict) -> dict:
 
 
 def test_recording_offers_every_displayed_topic_with_compatible_qos(config, metadata):
-    """rmw QoS values: reliability 1 reliable / 2 best effort, durability 1 transient local / 2 volatile."""
+    """The rmw QoS values: reliability 1 reliable / 2 best effort, durability 1 transient local / 2 volatile."""
     recorded = {t['topic_metadata']['name']: t for t in metadata['topics_with_message_count']}
     for display in displays(config['Visualization Manager']['Displays']):
         if display['Class'] not in DISPLAY_TYPES:
@@ -188,7 +188,7 @@ def test_mcap_is_what_foxglove_reads(bag):
 
 
 def test_marker_namespaces_are_the_ones_the_world_publishes(config):
-    """RViz shows a marker namespace only if it is the one the nodes use: record what an embedded
+    """The config's RViz displays show a marker namespace only if it is the one the nodes use: record what an embedded
     run with traffic lights publishes on /world/markers.
     """
     from thymio_road.nodes import msgs

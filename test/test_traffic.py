@@ -100,7 +100,8 @@ def test_an_actuated_location_light_keeps_the_all_red_while_a_robot_of_the_close
 @pytest.mark.parametrize('heard', ['waiting', 'siding robot', 'nobody', 'fixed time'])
 def test_an_actuated_light_is_fixed_time_for_robots_that_wait_or_are_of_the_other_lane(heard):
     codes = {'waiting': [announce_code(Role.INSIDE, 3), waiting_code(3)],
-             'siding robot': [announce_code(Role.ENTERING, 4)], 'nobody': [], 'fixed time': [announce_code(Role.INSIDE, 3)]}
+             'siding robot': [announce_code(Role.ENTERING, 4)], 'nobody': [],
+             'fixed time': [announce_code(Role.INSIDE, 3)]}
     light = _actuated(0.0 if heard == 'fixed time' else 10.0)
     fixed = Timing(green=8.0, clearance=5.0)
     # Heard during the road lane's green and the all red after it, then nothing.
@@ -493,7 +494,8 @@ def test_light_settings_are_checked(tmp_path):
                                                    'overrides': {'light_L1': {'green': 4.0}}}))
     assert sc.lights[0].battery.decay and sc.lights[0].battery.half_life == 300.0 and sc.lights[0].timing.green == 4.0
     for bad, message in (({'at': ['R1']}, "no light place at 'R1'"), ({'green': -1.0}, 'green must be'),
-                         ({'battery': {'decay': 'yes'}}, 'decay'), ({'overrides': {'light_X': {}}}, "no light 'light_X'"),
+                         ({'battery': {'decay': 'yes'}}, 'decay'),
+                         ({'overrides': {'light_X': {}}}, "no light 'light_X'"),
                          ({'colour': 'red'}, "unknown field 'colour'"),
                          ({'clearance_extension': 90.0}, 'clearance_extension must be in'),
                          ({'priority_preemption': -1.0}, 'priority_preemption must be in')):

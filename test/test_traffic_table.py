@@ -79,7 +79,8 @@ def test_a_run_that_raises_is_a_row_with_its_seed_and_error_and_the_command_fail
     assert [r.get('error') is None for r in rows] == [True, False, True] and not rows[1]['ok']
     assert rows[1]['error'].startswith('ScenarioError: --robots 1000: 1000 robots do not fit')
     assert not (tmp_path / 'r2-s2').exists() and (tmp_path / 'r2-s3' / 'summary.json').exists()
-    assert '\n| 2 | 2 | – | ' in captured.out and '1 run failed:\n- simple, 2 robots, seed 2: ScenarioError' in captured.out
+    assert '\n| 2 | 2 | – | ' in captured.out
+    assert '1 run failed:\n- simple, 2 robots, seed 2: ScenarioError' in captured.out
     assert '[2/3] 2 robots, seed 2: ERROR: ScenarioError' in captured.err
 
 

@@ -4,7 +4,8 @@
 # license that can be found in the LICENSE file or at
 # https://developers.google.com/open-source/licenses/bsd
 
-"""The numpy world and sensors that the compiled kernels (thymio_road/sim/: motion, proximity, ground, tick) replaced: the tests' oracle.
+"""The numpy world and sensors that the compiled kernels (thymio_road/sim/: motion, proximity, ground, tick) replaced:
+the tests' oracle.
 
 Kept as they were before issue #15's compiled core: :class:`ReferenceWorld` is the former ``World``
 (motion in Python floats, the N×N contact matrix every tick), :class:`ReferenceProxSensing` and

@@ -6,7 +6,7 @@
 
 """Run a launch file through the real launch.LaunchService for a fixed time, as `ros2 launch` would.
 
-    python run_launch.py LAUNCH_FILE SECONDS [name:=value ...]
+Usage: python run_launch.py LAUNCH_FILE SECONDS [name:=value ...]
 """
 import sys
 

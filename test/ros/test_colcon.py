@@ -108,7 +108,8 @@ def workspace(ros_env, tmp_path_factory) -> Workspace:
     # the graphs of the tier's other tests.
     base['ROS_DOMAIN_ID'] = str(90 + int(DOMAIN_ID) % 12)
     t0 = time.monotonic()
-    built = subprocess.run([colcon, 'build'], cwd=ws, env=_shell_environment(base), capture_output=True, text=True, timeout=300)
+    built = subprocess.run([colcon, 'build'], cwd=ws, env=_shell_environment(base), capture_output=True, text=True,
+                           timeout=300)
     seconds = time.monotonic() - t0
     assert built.returncode == 0, built.stdout + built.stderr
     return Workspace(ws, _shell_environment(base, str(ws / 'install' / 'setup.bash')), seconds)

@@ -169,7 +169,7 @@ class ContactDetector:
         return [e for e in self.episodes if e.contact]
 
     def per_body(self) -> dict[str, dict[str, int]]:
-        """name → {'contacts': contact episodes, 'near_misses': near-miss episodes} it took part in."""
+        """Robot name → {'contacts': contact episodes, 'near_misses': near-miss episodes} it took part in."""
         out = {name: {'contacts': 0, 'near_misses': 0} for name in self.names}
         for e in self.episodes:
             key = 'contacts' if e.contact else 'near_misses'

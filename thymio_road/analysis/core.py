@@ -162,7 +162,7 @@ def _every_second(rec: Recording, source: MapSource, movers: list[str], result: 
     held, states = [], []
     for r in robots:
         light = [(float(e['t']), e.get('command'))
-                  for e in rec.events.get(r, []) if e.get('kind') == 'light' and 't' in e]
+                 for e in rec.events.get(r, []) if e.get('kind') == 'light' and 't' in e]
         held.append(['a traffic light' if c in ('stop', 'hold') else None
                      for c in sampling.value_before([t for t, _ in light], [c for _, c in light], grid)])
         intervals = timelines.get(r, [])

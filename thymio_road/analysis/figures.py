@@ -92,7 +92,7 @@ class TrajectoryPlot:
     frame: tuple[int, int, int, int]
 
     def pixel(self, x: float, y: float, road_map: RoadMap) -> tuple[int, int]:
-        """The picture's pixel (column, row) of the map point (x, y), in metres."""
+        """The picture's pixel, as (column, row), of the map point (x, y), in metres."""
         left, top, right, bottom = self.frame
         return (int(left + x / road_map.width * (right - left)),
                 int(bottom - y / road_map.height * (bottom - top)))

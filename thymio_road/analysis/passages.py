@@ -67,7 +67,7 @@ class PassageScore:
 
 
 def mark_table(road_map: RoadMap) -> dict[str, tuple[str, str, str, str | None]]:
-    """mark id → (intersection id, kind, road the mark is on, road an exit there takes)."""
+    """Mark id → (intersection id, kind, road the mark is on, road an exit there takes)."""
     table = {}
     for inter in road_map.intersections:
         for road, marks in inter.marks.items():
@@ -104,7 +104,8 @@ def score_passages(road_map: RoadMap, robot: str, world_events: list[dict], robo
 def _score_crossroad(e: dict, crossroads: dict, table: dict, entered: list[tuple[float, str]],
                      robot_events: list[dict], road_at: Callable[[float], str | None], until: float,
                      score: PassageScore) -> None:
-    """A crossroad's way is chosen at its first mark (§7.4): the arm is that mark's, and the outcome is the road SETTLE seconds after it
+    """A crossroad's way is chosen at its first mark (§7.4): the arm is that mark's, and the outcome is the road
+    SETTLE seconds after it
     leaves the crossroad: the out-lane of the arm to its right, ahead or to its left.
     """
     first = next(((t, m) for t, m in entered if t >= e['t'] - MARK_WINDOW and table[m][1] == 'crossroad'

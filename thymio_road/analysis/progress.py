@@ -114,6 +114,7 @@ def _owner(road_id: str, intersections: dict[str, str]) -> str | None:
 @dataclass
 class Stuck(Stall):
     """A stall by progress: `since` is its last advance, `until` its next (None: stuck at the end)."""
+
     #: The intersection it was confined to when found stuck, if any.
     confined_in: str | None = None
 
@@ -145,6 +146,7 @@ class Confinement:
 @dataclass
 class _Record:
     """How far along one road a robot has been: last arc length, unwrapped position, high water."""
+
     last_s: float
     u: float = 0.0
     high: float = 0.0

@@ -347,7 +347,8 @@ def _stalls_html(analysis: Analysis, files: dict[str, Path]) -> str:
                 f'robot stood still for {stalls["stall_time_s"]:g} s.</div>')
     elif stalls['stall_count']:
         head = (f'<p>{stalls["stall_count"]} stalls (robots that moved less than 1 cm in '
-                f'{stalls["stall_time_s"]:g} s), the first at {stalls["first_stall_s"]:.0f} s; the network kept moving.</p>')
+                f'{stalls["stall_time_s"]:g} s), the first at {stalls["first_stall_s"]:.0f} s; '
+                'the network kept moving.</p>')
     else:
         head = f'<p>No robot stood still for {stalls["stall_time_s"]:g} s.</p>'
     figure = '<img src="moving.png" alt="robots moving">' if 'moving.png' in files else ''

@@ -312,7 +312,7 @@ class TrafficMeasures:
                                    'distance_m': None if d is None else round(d, 3)})
 
     def summary(self, duration: float, contacts: dict, wrong_way: dict | None) -> dict:
-        """The block; `contacts`: ContactDetector.summary(); `wrong_way`: WrongWayMonitor.summary()."""
+        """The block; `contacts` and `wrong_way`: the summaries of ContactDetector and WrongWayMonitor."""
         holds = hold_times(self.light_events, duration)
         minutes = len(self.robots) * duration / 60.0
         by_lane: dict[str, list[float]] = {}

@@ -28,7 +28,7 @@ MAX_RUNS = 100_000
 
 
 def seeds(text: str) -> list[int]:
-    """'1-5' or '1,3,7' → the seeds (at most MAX_SEEDS, counted before they are listed)."""
+    """'1-5' or '1,3,7' → the seeds, at most MAX_SEEDS (counted before they are listed)."""
     try:
         return parse_seeds(text, '1-5')
     except ValueError as exc:
@@ -187,7 +187,8 @@ def cmd_priority(args: argparse.Namespace) -> int:
         return 1 if failed else 0
     print('| seed | robots | alone (s) | in traffic (s) | ratio | pre-emptions |\n|---|---|---|---|---|---|')
     for r in rows:
-        print(f"| {r['seed']} | {r['robots']} | {r['alone_s']} | {r['traffic_s']} | {r['ratio']} | {r['preemptions']} |")
+        print(f"| {r['seed']} | {r['robots']} | {r['alone_s']} | {r['traffic_s']} | {r['ratio']} "
+              f"| {r['preemptions']} |")
     _print_failures([f"seed {r['seed']}: {r['error']}" for r in failed], 'seed')
     return 1 if failed else 0
 

@@ -81,7 +81,7 @@ class ReportPolicy:
         return False
 
     def exit_frozen(self, ctl) -> bool:
-        """EXIT's count stands still this step."""
+        """The EXIT count stands still this step."""
         return False
 
     def after_drive(self, ctl, left: int, right: int) -> None:

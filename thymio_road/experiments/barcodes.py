@@ -206,6 +206,7 @@ def _string() -> Any:
 @dataclass(frozen=True)
 class TrackJob:
     """One run_track call as plain data, so that a worker process or machine can run it."""
+
     map_data: dict
     speed: int
     laps: float

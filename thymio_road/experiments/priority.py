@@ -67,6 +67,7 @@ def trip(scenario: str, robots: int, seed: int, limit: float) -> Trip:
 @dataclass(frozen=True)
 class TripJob:
     """One trip to time: plain data, so that a worker process or machine can run it."""
+
     scenario: str
     robots: int
     seed: int

@@ -156,6 +156,7 @@ class TrialJob:
     """One trial: plain data (the map by name or path), so that a worker process or machine can
     run it; the worker loads the map once for all its trials.
     """
+
     map: str
     side: str
     seed: int

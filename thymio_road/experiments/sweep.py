@@ -59,6 +59,7 @@ class SweepError(ConfigError):
 @dataclass(frozen=True)
 class Outcome:
     """One job's result, or how it failed: ``error`` is 'ExceptionType: message' (None: it ran)."""
+
     job: Any
     value: Any = None
     error: str | None = None
@@ -196,6 +197,7 @@ def _distributed(fn: Callable[[Any], Any], jobs: list[Any], workers: int, schedu
         """Counts the local workers that left while the sweep ran: dask's own warning is silenced
         with its other log lines, and a rerun run should not go unsaid.
         """
+
         name = 'thymio-road-sweep-deaths'
 
         def __init__(self) -> None:

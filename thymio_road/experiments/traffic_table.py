@@ -112,6 +112,7 @@ class TrafficJob:
     `scenario` is a shipped name, a file or `generated:N`; `folder` is where its summary goes
     (the scenario's own folder first when the table runs several).
     """
+
     scenario: str
     robots: int
     seed: int

@@ -122,7 +122,7 @@ class Hub:
 
     @property
     def reach(self) -> float:
-        """How far from the centre the hub's own roads and ports reach (m)."""
+        """How far from the centre the hub's own roads and ports reach, in m."""
         return 0.86 if self.kind == 'roundabout' else CROSS_APPROACH + 0.02
 
 

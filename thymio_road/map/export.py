@@ -513,7 +513,8 @@ def _svg_marks(page: Page) -> str:
         else:
             size_mm = mk.size * 25.4 / 72
             text = mk.text.replace('&', '&amp;').replace('<', '&lt;')
-            out.append(f'<text x="{_f(mk.x)}" y="{_f(H - mk.y)}" font-family="Helvetica, Arial, DejaVu Sans, sans-serif" '
+            out.append(f'<text x="{_f(mk.x)}" y="{_f(H - mk.y)}" '
+                       'font-family="Helvetica, Arial, DejaVu Sans, sans-serif" '
                        f'font-size="{_f(size_mm)}" text-anchor="{mk.anchor}">{text}</text>')
     return '\n'.join(out)
 

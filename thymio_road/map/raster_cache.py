@@ -56,7 +56,7 @@ def cache_bases() -> list[Path]:
 
 @lru_cache(maxsize=1)
 def folder() -> Path | None:
-    """The cache folder (created), or None: turned off, or nowhere writable."""
+    """The cache folder, created, or None: turned off, or nowhere writable."""
     if os.environ.get('THYMIO_ROAD_RASTER_CACHE', '1') == '0':
         return None
     for base in cache_bases():

@@ -128,7 +128,7 @@ class RoadMap:
 
     @cached_property
     def shape(self) -> tuple[int, int]:
-        """Raster shape (rows = y, cols = x), row 0 at y = 0 like nav_msgs/OccupancyGrid."""
+        """Raster shape: (rows = y, cols = x), row 0 at y = 0 like nav_msgs/OccupancyGrid."""
         return (int(round(self.height / self.resolution)), int(round(self.width / self.resolution)))
 
     @cached_property

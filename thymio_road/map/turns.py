@@ -8,7 +8,8 @@
 
 The limits are measured (`thymio-road turns`, docs/maps.md): one calibrated robot drives a square
 of four 90° turns, or a circle, of the radius for 10 laps, seeds 1-3, and the limit is the
-smallest radius without a single road loss. Left turns are the hard ones: the outer (right) wheel's command grows with the speed and the
+smallest radius without a single road loss. Left turns are the hard ones: the outer (right) wheel's command grows with
+the speed and the
 curvature until it meets the motors' plateau (report Fig. 1), and the follower loses the road's
 black edge on the outside. Right turns keep the following sensor on the inside of the turn.
 
@@ -60,7 +61,8 @@ def check_turns(road_map: RoadMap, owners: dict[str, str]) -> None:
                 if before:
                     code, why = before[-1][1], f'after the speed barcode at {before[-1][0]:g} m'
                 else:
-                    code, why = fastest, "the fastest speed the map's barcodes set (no speed barcode before it on this road)"
+                    code, why = fastest, ("the fastest speed the map's barcodes set "
+                                          '(no speed barcode before it on this road)')
             left, short = piece.turn > 0, abs(piece.sweep) <= SHORT_TURN
             if left:
                 limit = (MIN_LEFT_RADIUS if short else MIN_LEFT_RADIUS_LONG)[code]

@@ -187,13 +187,8 @@ class DriverNode:
             transforms.append(msgs.transform_stamped(stamp, self.frame('base_link'),
                                                      self.frame(f'proximity_{name}_link'), (sx, sy, sa)))
         for side, (gx, gy) in zip(msgs.GROUND_NAMES, rm.GROUND_SENSORS_TUPLE):
-            transforms.append(
-    msgs.ground_link(
-        stamp,
-        self.frame('base_link'),
-        self.frame(f'ground_{side}_link'),
-        gx,
-         gy))
+            transforms.append(msgs.ground_link(stamp, self.frame('base_link'), self.frame(f'ground_{side}_link'),
+                                               gx, gy))
         return msgs.TFMessage(transforms=transforms)
 
     def _marker(self, stamp: Any) -> Any:

@@ -182,7 +182,7 @@ _STORES: dict[str, Any] = {}
 
 
 def typestore_for(name: str) -> Any:
-    """rosbags' typestore of a ROS 2 distro: the message definitions and classes of TYPES and of
+    """The rosbags typestore of a ROS 2 distro: the message definitions and classes of TYPES and of
     the types in them (nodes/typestores.py).
     """
     if name not in DISTROS:
@@ -247,7 +247,6 @@ else:
         description: str = ''
         read_only: bool = False
         dynamic_typing: bool = False
-
 
     class Trigger:
         """std_srvs/srv/Trigger for the embedded runtime (services are not recorded)."""

@@ -73,7 +73,7 @@ def _names(desc: tuple) -> list[str]:
 
 
 def _plain(value: Any) -> Any:
-    """JSON's form of a field definition: Nodetype members as their numbers, tuples as lists."""
+    """The JSON form of a field definition: Nodetype members as their numbers, tuples as lists."""
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else value

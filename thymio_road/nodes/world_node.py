@@ -310,7 +310,8 @@ class WorldNode:
             r, g, b = self.led[name]
             static = self.world.specs[i].static
             # Traffic lights (static Thymios) in their own namespace, a little taller.
-            body = msgs.Marker(header=msgs.Header(stamp=stamp, frame_id='map'), ns=LIGHTS_NAMESPACE if static else ROBOTS_NAMESPACE,
+            body = msgs.Marker(header=msgs.Header(stamp=stamp, frame_id='map'),
+                               ns=LIGHTS_NAMESPACE if static else ROBOTS_NAMESPACE,
                                id=i, type=3, action=0)  # CYLINDER, ADD
             body.pose.position = msgs.Point(x=float(x), y=float(y), z=0.035 if static else 0.025)
             body.pose.orientation = msgs.quaternion_from_yaw(float(th))

@@ -41,7 +41,7 @@ def _series(path: str, label: str) -> dict[str, Any]:
 
 
 def layout(robots: Sequence[str], map_size: tuple[float, float]) -> dict[str, Any]:
-    """The layout (a JSON document) for these robots on a map of `map_size` (m)."""
+    """The layout, a JSON document, for these robots on a map of `map_size` (m)."""
     width, height = map_size
     first = robots[0]
     three_d = {

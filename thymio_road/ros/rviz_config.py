@@ -98,8 +98,9 @@ def rviz_config(robots: Sequence[str], map_size: tuple[float, float]) -> dict[st
             'Views': {
                 'Current': {'Class': 'rviz_default_plugins/TopDownOrtho', 'Name': 'Current View',
                             'Angle': 0, 'Scale': 600, 'Target Frame': '<Fixed Frame>',
-                            'X': round(width / 2, 3), 'Y': round(height / 2, 3), 'Enable Stereo Rendering': {'Value': False},
-                            'Invert Z Axis': False, 'Near Clip Distance': 0.01, 'Value': 'TopDownOrtho (rviz_default_plugins)'},
+                            'X': round(width / 2, 3), 'Y': round(height / 2, 3),
+                            'Enable Stereo Rendering': {'Value': False}, 'Invert Z Axis': False,
+                            'Near Clip Distance': 0.01, 'Value': 'TopDownOrtho (rviz_default_plugins)'},
                 'Saved': None,
             },
         },

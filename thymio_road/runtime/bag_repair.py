@@ -206,7 +206,7 @@ def _rewrite(path: Path, storage: Path, target: Path, reason: str) -> RepairResu
     # The distro whose definitions the bag carries, as the recorder names it (Jazzy's Range has
     # a `variance` field that Humble's lacks).
     ranges = [bytes(sch.data).decode(errors='replace')
-                    for sch in schemas.values() if sch.name == 'sensor_msgs/msg/Range']
+              for sch in schemas.values() if sch.name == 'sensor_msgs/msg/Range']
     if ranges and (target / 'metadata.yaml').is_file():
         write_distro(target / 'metadata.yaml', 'jazzy' if 'variance' in ranges[0] else 'humble')
     result.topics = sum(1 for c in connections.values() if c is not False)

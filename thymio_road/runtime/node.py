@@ -43,7 +43,7 @@ class InvalidParameterTypeError(TypeError):
 
 
 def parameter_type(value: Any) -> str:
-    """rclpy's Parameter.Type of a Python value (bool is not an integer, int is not a double)."""
+    """The rclpy Parameter.Type of a Python value (bool is not an integer, int is not a double)."""
     if value is None:
         return 'NOT_SET'
     for kind, name in ((bool, 'BOOL'), (int, 'INTEGER'), (float, 'DOUBLE'), (str, 'STRING'),

@@ -72,7 +72,8 @@ class Graph:
         prox/ground/delta messages, while the controller is those topics' only reader and they are
         not recorded; its wheel targets go back as two integers while the world is cmd_vel's only
         reader; its ground truth goes to the IR medium as values while that is its only reader;
-        its Range, odom and TF messages are not even looked at while nothing reads them. The calls take the messages' places in the delivery queue (Executor.deferred), so
+        its Range, odom and TF messages are not even looked at while nothing reads them. The calls take the messages'
+        places in the delivery queue (Executor.deferred), so
         the run is the same; a new reader (or a recorder) gets the messages again.
         """
         world = self.nodes.get('/world')

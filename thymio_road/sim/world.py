@@ -239,7 +239,7 @@ class World:
 
     @property
     def targets(self) -> np.ndarray:
-        """Each robot's motor targets (Aseba units), the queued commands applied first."""
+        """Each robot's motor targets in Aseba units, the queued commands applied first."""
         if self._queued:
             self._apply_queued()
         return self._targets

@@ -9,7 +9,8 @@ closing in on its nose: the entry joins the ring tangentially, so a robot that h
 robot only at the end of its entry (IR reaches about 23 cm) stands with its nose in the ring's
 lane, and the ring robot, crossing the entry blind, passes it on its right flank, where its own
 sensors do not look: standing still, the entering robot is pushed until the ring robot's
-crossing rule backs it (``crossing_give_up_count``; docs/traffic.md has the run). The yield counts as standing blocked once something in front is as
+crossing rule backs it (``crossing_give_up_count``; docs/traffic.md has the run). The yield counts as standing blocked
+once something in front is as
 close as a stop (``obs_threshold_max``, rules/yield_at_entry.py); this rule then backs the
 robot the way it came, and it holds until the ring robot has passed. A robot leaving a
 location's siding yields too (the ENTERING role), and the siding joins the road at its merge the
