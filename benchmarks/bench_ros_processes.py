@@ -1,3 +1,8 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
 """Peak memory and start-up time of each node process of a real-ROS graph (``thymio-road ros``), or
 the memory of each node of a real ``ros2 launch`` in steady state (``--launch``).
 

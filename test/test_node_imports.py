@@ -1,3 +1,8 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
 """A node process imports what its node needs, not the simulator: each ROS 2 process pays for every
 library it loads (issue #30: a controller on the final map held 200 MB, the floor is 150 MB).
 """

@@ -1,3 +1,8 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
 """Controller node: one per robot, the report's state machine on the robot's own topics.
 
 Runs on each "prox" event: it keeps the latest ``prox/horizontal`` and steps on
