@@ -99,7 +99,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     run = sub.add_parser('run', help='run a scenario in the embedded runtime (no ROS needed)',
                          description="Run a scenario's ROS 2 nodes in one process on simulated time, "
                                      'faster than real time, without ROS. Writes <out>/bag/ (rosbag2, '
-                                     'MCAP, every topic unless --record says otherwise), <out>/summary.json and <out>/trajectories.png. '
+                                     'MCAP, every topic unless --record says otherwise), <out>/summary.json '
+                                     'and <out>/trajectories.png. '
                                      'Ctrl-C or SIGTERM stops the run, closes the bag and exits with 130. '
                                      'The same scenario and seed give the same recording.')
     run.add_argument('--scenario', default=DEFAULT_SCENARIO,
@@ -119,7 +120,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                      help='compression of the MCAP chunks (default: zstd; every reader of rosbag2 MCAP '
                           'reads both)')
     run.add_argument('--no-picture', action='store_true', help='do not draw trajectories.png')
-    run.add_argument('--quiet', action='store_true', help='no progress (a bar on a terminal, else a line every 10 %% of the run)')
+    run.add_argument('--quiet', action='store_true',
+                     help='no progress (a bar on a terminal, else a line every 10 %% of the run)')
     run.add_argument('--stall-time', type=arg_float(0, 1e7, low_open=True), default=120.0, metavar='SECONDS',
                      help='a robot that moved less than 1 cm in this many simulated seconds is stalled (when '
                           'every robot is, the network has stopped); one that did not advance 10 cm along the '
