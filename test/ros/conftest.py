@@ -132,8 +132,10 @@ class Processes:
 
     def start(self, name: str, cmd: list[str]) -> subprocess.Popen:
         log = self.folder / f'{name}.log'
+        # A session of its own: stopping it reaches the nodes it started too, and none is left
+        # behind to publish into the next test's graph (they share the session's DDS domain).
         proc = subprocess.Popen(cmd, env=self.env, stdout=log.open('wb'), stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, start_new_session=True)
         self.procs.append((name, proc, log))
         return proc
 
@@ -141,9 +143,12 @@ class Processes:
         return next(log for n, _, log in self.procs if n == name).read_text(errors='replace')
 
     def stop(self, timeout: float = 15.0) -> dict[str, int]:
+        """Ctrl-C to each process and the nodes it started (as a terminal sends it), its exit
+        code, then SIGKILL to whatever of its session is left.
+        """
         for _, proc, _ in self.procs:
             if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
+                _signal_group(proc, signal.SIGINT)
         codes = {}
         deadline = time.time() + timeout
         for name, proc, _ in self.procs:
@@ -152,7 +157,15 @@ class Processes:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 codes[name] = proc.wait()
+            _signal_group(proc, signal.SIGKILL)
         return codes
+
+
+def _signal_group(proc: subprocess.Popen, signum: int) -> None:
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 #: Builds a world, which compiles the simulator's kernels (or loads them from numba's cache).
