@@ -130,9 +130,9 @@ class RoadController(ReportMachine):
 
         A ring robot knows where it is only by the marks it counts, and a count that is off (a
         blind crossing cut short by making way) lets line following carry it out by an exit while
-        it still counts marks: generated:2012, 10 robots, took a balloon in ACTION, read its
-        barcodes as ring marks, "exited" onto a location's merge and drove the siding the wrong
-        way. Not before the first mark: the entry code may stand far up the lead-in.
+        it still counts marks, reading the barcodes of the road it is on as marks and acting on
+        them (docs/traffic_log.md, session 15). Not before the first mark: the entry code may
+        stand far up the lead-in.
         """
         if self.action is not Action.ROUNDABOUT or self.state not in (State.ACTION, State.CONTINUE) \
                 or self.counter_continue == 0 and self.state is State.ACTION:

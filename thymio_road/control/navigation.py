@@ -211,8 +211,7 @@ class Navigator:
 
     def _ring_marks(self) -> float:
         """The marks of one lap of the ring the robot is on (infinite when the map does not say);
-        unsure which ring, of the smallest: a lap of the largest is laps of a smaller one
-        (generated:7013, 10 robots: 8 marks of a ring of 4, 2.4 laps, flagged as confined).
+        unsure which ring, of the smallest: a lap of the largest is laps of a smaller one.
         """
         if not self.inside:
             return float('inf')
@@ -222,7 +221,7 @@ class Navigator:
         """How far past its last mark a robot on this ring is overdue (infinite when not on a ring)."""
         return self._overdue_cm
 
-    def _ring_gaps(self) -> float:
+    def _overdue_on_ring(self) -> float:
         """The overdue distance of the ring the robot may have entered by, from its longest gap
         between marks, round the lap.
         """
@@ -282,7 +281,7 @@ class Navigator:
         self.inside = sorted({o.target for o in fits})
         self.exit_at = None
         self.codes_read = []
-        self._overdue_cm = self._ring_gaps()
+        self._overdue_cm = self._overdue_on_ring()
         self._plan()
         out.append(Event('node', {'node': self.node, 'expected': expected[0] if len(expected) == 1 else None,
                                   'mismatch': mismatch, 'type': kind, 'candidates': len(self.inside)}))
