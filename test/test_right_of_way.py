@@ -14,7 +14,7 @@ from thymio_road.control.controller import Action, ControllerParams, Mode, RoadC
 from thymio_road.control.right_of_way import (announce_code, back_up_code, blocked_code, MAX_ID,
                                               outranks, priority_behind_code, RightOfWay, Role, waiting_code)
 from thymio_road.control.traffic_light import decode
-from thymio_road.map.lights import CODE_MAX, CODE_MIN, STOP
+from thymio_road.map.lights import CODE_MAX, CODE_MIN, GO, STOP
 
 FRONT = [0, 0, 2000, 0, 0, 0, 0]
 REAR = [0, 0, 0, 0, 0, 1500, 1500]
@@ -419,6 +419,28 @@ def test_past_its_sidings_light_lane_a_merging_robot_still_stops_for_one_at_its_
     for _ in range(c.params.link_merge_count):
         c.step(GREY, CLEAR)
     assert c.step(GREY, AT_THE_FRONT_LEFT) != (0, 0)
+
+
+#: A robot in a location's siding 10 cm ahead of a road robot, 13 cm to its right, as the road
+#: robot's sensors saw it at generated:7018 (15 robots, 84 s): the right sensor at 3392.
+SIDING_ROBOT_AHEAD = [0, 0, 0, 2309, 3392, 0, 0]
+
+
+def test_a_robot_on_a_locations_road_lane_keeps_behind_a_robot_in_the_siding():
+    """Improved rules: it stops behind the siding robot rather than draw level with it (the
+    siding curves into the road within a robot's length); near a location's light, past the
+    merge's mark, and for the report's rules, the right sensor is a side one.
+    """
+    c = at_location(_improved(3))
+    assert c.step(GREY, SIDING_ROBOT_AHEAD) == (0, 0)
+    assert c.step(GREY, CLEAR) != (0, 0)
+    lit = at_location(_improved(3))
+    lit.on_comm(2 + GO)                 # a light manages this merge: its go for the road lane
+    assert lit.step(GREY, SIDING_ROBOT_AHEAD) != (0, 0)
+    crossing = crossing_location(_improved(3))
+    assert crossing.step(GREY, [0, 0, 0, 0, 3392, 0, 0]) != (0, 0)
+    report = at_location(RoadController(ControllerParams()))
+    assert report.step(GREY, SIDING_ROBOT_AHEAD) != (0, 0)
 
 
 def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():

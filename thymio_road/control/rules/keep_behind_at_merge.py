@@ -1,0 +1,39 @@
+# Copyright 2026 thymio_road developers
+#
+# Use of this source code is governed by a BSD-style
+# license that can be found in the LICENSE file or at
+# https://developers.google.com/open-source/licenses/bsd
+
+"""Do not draw level with a robot in a location's siding: a robot passing a location on the
+road lane (past the siding's entry, before the mark that crosses the merge) counts its right
+sensor as a front one, so it slows and stops behind a robot in the siding beside it instead of
+drawing level with it. Robots side by side there cannot see each other (§7.2: the parallel
+tracks are 13 cm apart, hulls 2 cm) nor hear each other (the receivers look forwards and
+backwards), and the siding curves into the road within a robot's length: a siding robot that
+set off from its stop with a road robot level with it turned into that robot's flank (the
+contacts of the held-out maps at `Lx.siding_exit`, docs/traffic.md). A robot kept behind sees
+the siding robot turn in ahead of it and follows it; the siding robot that is behind a road
+robot sees it on its front-left sensor (rules/merge_watch.py).
+
+Not near a light (one heard in the last 2 s, ``LIGHT_NEAR``): a location's light keeps the lanes
+apart itself (the siding held while the road lane goes, the all red to clear the merge), and a
+road robot kept behind a siding robot the light holds would stand through its own green.
+"""
+from __future__ import annotations
+
+from thymio_road.control.events import Action, State
+from thymio_road.control.rules import register, Rule
+
+#: prox.horizontal index of the front-right sensor (Aseba order, 0-4 left to right).
+RIGHT = 4
+
+
+@register
+class KeepBehindAtMerge(Rule):
+    name = 'keep_behind_at_merge'
+
+    def front(self, ctl, percept) -> int:
+        if (ctl.action is Action.LOCATION and ctl.counter_continue == 1 and ctl.state is State.ACTION
+                and not ctl.lights.near_light()):
+            return max(percept.front, percept.prox[RIGHT])
+        return percept.front
