@@ -132,6 +132,26 @@ def test_the_traffic_scenario_has_final_traffic_settings():
         assert data['robots']['calibrate'] is True and 1 <= data['robots']['count'] <= 10
 
 
+def test_a_map_whose_longest_road_holds_fewer_than_15_spreads_its_traffic_over_every_road(tmp_path):
+    """The traffic tables run 15 robots on every generated map (generated:7056's longest road
+    held 14, and `--robots 15` was refused for the whole table).
+    """
+    from thymio_road.generator.scenarios import SPREAD_BELOW, traffic_text
+    made = generate_map(7)
+
+    def short(road_map, road_id, start=0.0, most=64):  # every road holds at most 12 from `start`
+        return min(road_capacity(road_map, road_id, start, most), SPREAD_BELOW - 3)
+
+    text, count = traffic_text(made.road_map, 'g7', 'g7.yaml', config_dir(), short)
+    assert count == 10 and yaml.safe_load(text)['robots']['road'] == 'all' and 'spread' in text
+    (tmp_path / 'g7.yaml').write_text(made.text)
+    (tmp_path / 'g7_traffic.yaml').write_text(text)
+    crowd = load_scenario(str(tmp_path / 'g7_traffic.yaml'), robots=SPREAD_BELOW)
+    assert len(crowd.robots) == SPREAD_BELOW and len({r.road for r in crowd.robots}) > 1
+    text, _ = traffic_text(made.road_map, 'g7', 'g7.yaml', config_dir(), road_capacity)
+    assert yaml.safe_load(text)['robots']['road'] != 'all', 'a road that holds 15 keeps them together'
+
+
 def test_cli_writes_the_map_and_its_scenario(tmp_path, capsys):
     assert main(['map', 'generate', '--seed', '3', '--out', str(tmp_path)]) == 0
     out = capsys.readouterr().out

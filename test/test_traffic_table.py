@@ -183,3 +183,8 @@ def test_several_scenarios_each_get_a_folder_and_a_lone_robot(tmp_path, capsys):
     assert all(r['relative_speed'] is not None and 0.3 < r['relative_speed'] < 1.5 for r in rows)
     assert '| scenario | robots | runs | passages per robot-minute |' in out and '| failure class |' in out
     assert code == (0 if all(r['ok'] for r in rows) else 1)
+    # Another seed into the same folder: the lone robots' runs (seed 1) are the reference still.
+    main(['traffic', '--maps', 'simple,oval', '--robots', '2', '--seeds', '2', '--duration', '5',
+          '--out', str(tmp_path), '--workers', '1', '--resume'])
+    assert (tmp_path / 'simple' / 'r2-s2' / 'summary.json').exists()
+    assert json.loads((tmp_path / 'oval' / 'alone' / 'summary.json').read_text())['seed'] == 1

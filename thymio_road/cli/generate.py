@@ -112,7 +112,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     print(what)
     print(f'map: {map_file}')
     print(f'scenario: {scenario_file} ({count} robots' +
-          ('' if count >= TRAFFIC_ROBOTS else f': its longest road holds no more than {count}, not {TRAFFIC_ROBOTS}')
+          ('' if count >= TRAFFIC_ROBOTS else f': its roads hold no more than {count}, not {TRAFFIC_ROBOTS}')
           + f'); run it with thymio-road run --scenario {scenario_file}')
     return 0
 

@@ -182,7 +182,7 @@ def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[in
     """Run every (scenario, robots, seed) and judge it; each run's summary.json is in
     out/r<N>-s<seed>/ (out/<scenario>/r<N>-s<seed>/ when there are several scenarios).
 
-    `lone`: also one lone robot's run per scenario (out/…/alone/), the speed each row's
+    `lone`: also one lone robot's run per scenario (out/…/alone/, seed LONE_SEED), the speed each row's
     `relative_speed` compares with. `workers`, `scheduler`: where the runs go
     (experiments/sweep.py); the rows are in the same order and the same whatever runs them. A
     run that raised is a row with its `error`. `resume`: runs already under `out` (an interrupted
@@ -193,7 +193,7 @@ def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[in
     several = len(scenarios) > 1
     jobs = [TrafficJob(sc, robots, seed, duration, _folder(sc, robots, seed, several))
             for sc in scenarios for robots in robot_counts for seed in seeds]
-    lone_jobs = [TrafficJob(sc, 1, seeds[0], min(duration, LONE_DURATION), _folder(sc, 1, seeds[0], several, True),
+    lone_jobs = [TrafficJob(sc, 1, LONE_SEED, min(duration, LONE_DURATION), _folder(sc, 1, LONE_SEED, several, True),
                             lone=True) for sc in scenarios] if lone else []
     kept = {}
     for job in jobs + lone_jobs:  # refused before the first run, not after an hour of them
@@ -234,6 +234,9 @@ def run_table(scenario: str | list[str], robot_counts: list[int], seeds: list[in
 
 #: A lone robot's reference run is at most this long (s): its speed settles within minutes.
 LONE_DURATION = 600.0
+#: ... and always of this seed: the map's reference, the same whichever seeds a sweep runs, so
+#: that sweeps of seed 1 and then of seed 2 into one folder (--resume) share it.
+LONE_SEED = 1
 
 COLUMNS = ('scenario', 'robots', 'seed', 'passages', 'per_robot_minute', 'relative_speed', 'contacts', 'stalls',
            'longest_stall_s', 'longest_light_hold_s', 'confined', 'wrong_way', 'crossroad_conflicts',

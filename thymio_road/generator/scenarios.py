@@ -13,8 +13,10 @@ config folder and its rule for how many robots a road holds (scenario.road_capac
 The settings are copied from the shipped scenario files, not referred to with `extends:`, so a
 written scenario reads on its own and stays what it was (a folder that holds a file named like a
 shipped scenario would otherwise be taken for it). Robots start together on the road that holds
-the most of them (the scenario loader places robots on one road); when it holds fewer than asked,
-the scenario says so and places as many as fit.
+the most of them; when that road holds fewer than :data:`SPREAD_BELOW`, they are spread over every
+road between intersections (``road: all``), so that the traffic tables' 15 robots
+(``--robots 15``) fit on every generated map. When even that holds fewer than asked, the scenario
+says so and places as many as fit.
 """
 from __future__ import annotations
 
@@ -31,6 +33,11 @@ from thymio_road.map.road_map import RoadMap
 TRAFFIC_ROBOTS = 10
 #: Robots start this far into their road, clear of the hub they leave.
 START = 0.2
+#: A traffic scenario whose best road holds fewer robots than this spreads them over every road:
+#: the traffic tables of issue #27 run 10 and 15 robots on each generated map.
+SPREAD_BELOW = 15
+#: `robots.road` of a spread (scenario.ALL_ROADS; the scenario layer sits above this package).
+ALL_ROADS = 'all'
 
 #: How many robots a road holds from an arc length: (road_map, road_id, start, most) → count.
 Capacity = Callable[..., int]
@@ -71,18 +78,24 @@ def traffic_text(road_map: RoadMap, name: str, map_file: str, config: Path, capa
     """The traffic scenario's text and the number of robots it places."""
     base = shipped(config, 'final_traffic')
     place = best_road(road_map, capacity)
-    count = min(robots, place.capacity)
+    spread = place.capacity < SPREAD_BELOW
+    holds = sum(capacity(road_map, road.id, 0.0, most=64) for road in road_map.roads
+                if starts.owner(road_map, road.id) is None) if spread else place.capacity
+    count = min(robots, holds)
     has_lights = any(i.extra.get('lights') for i in road_map.intersections)
     header = [f'Traffic on the generated map {name} (docs/generated_maps.md): the settings of the shipped',
               'final_traffic scenario (config/scenarios/final_traffic.yaml says why each is what it is):',
               'lights at every light place of the map, IR, avoidance v2, the improved traffic rules.']
+    if spread:
+        header.append(f'Its longest road ({place.road}) holds {place.capacity} robots {0.25:g} m apart off its '
+                      f'barcodes and intersections, fewer than {SPREAD_BELOW}: the robots are spread over every road.')
     if count < robots:
-        header.append(f'Road {place.road} holds at most {place.capacity} robots {0.25:g} m apart off its '
-                      f'barcodes and intersections: {count} robots, not {robots}.')
+        header.append(f'The roads hold at most {holds} robots {0.25:g} m apart off their barcodes and '
+                      f'intersections: {count} robots, not {robots}.')
+    where = {'road': ALL_ROADS} if spread else {'road': place.road, 'start': place.start}
     data = {'name': name, 'map': map_file, 'duration': base['duration'], 'seed': base['seed'],
             'controller': base['controller'],
-            'robots': {'count': count, 'road': place.road, 'start': place.start,
-                       'calibrate': base['robots'].get('calibrate', True)},
+            'robots': {'count': count, **where, 'calibrate': base['robots'].get('calibrate', True)},
             'ir': base['ir']}
     if has_lights:
         data['lights'] = base['lights']
