@@ -443,6 +443,24 @@ def test_a_robot_on_a_locations_road_lane_keeps_behind_a_robot_in_the_siding():
     assert report.step(GREY, SIDING_ROBOT_AHEAD) != (0, 0)
 
 
+#: A ring robot the entering robot yielded to, gone on along the ring past the entry and
+#: standing in a queue there, at its front right only (generated:7032, 15 robots, 112.6 s).
+RING_ROBOT_AT_THE_FRONT_RIGHT = [0, 0, 0, 897, 3679, 0, 0]
+
+
+def test_a_robot_entering_a_roundabout_stops_for_a_ring_robot_at_its_front_right():
+    """Improved rules: the entry turns right into the ring, where only the right sensor sees the
+    ring robot; on the ring, and for the report's rules, that sensor is a side one.
+    """
+    c = entering_roundabout(_improved(1))
+    assert c.step(GREY, RING_ROBOT_AT_THE_FRONT_RIGHT) == (0, 0)
+    assert c.step(GREY, CLEAR) != (0, 0)
+    ring = on_ring(_improved(1))
+    assert ring.step(GREY, RING_ROBOT_AT_THE_FRONT_RIGHT) != (0, 0)
+    report = entering_roundabout(RoadController(ControllerParams()))
+    assert report.step(GREY, RING_ROBOT_AT_THE_FRONT_RIGHT) != (0, 0)
+
+
 def test_a_robot_held_by_a_light_drives_on_for_a_priority_vehicle_behind_it():
     c = at_crossroad(_improved(2))
     c.previous_node = 1  # the navigator's word: the node it came from

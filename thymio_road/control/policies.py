@@ -142,6 +142,7 @@ class ImprovedPolicy(ReportPolicy):
         self.make_way = r['make_way']
         self.merge_watch = r['merge_watch']
         self.keep_behind = r['keep_behind_at_merge']
+        self.entry_watch = r['entry_watch']
         self.merge_commit = r['merge_commit']
         self.siding_clearance = r['siding_clearance']
         self.yield_at_entry = r['yield']
@@ -198,7 +199,8 @@ class ImprovedPolicy(ReportPolicy):
         self.facing_light.on_front_obstacle(ctl)
 
     def front(self, ctl, percept: Percept) -> int:
-        return max(self.merge_watch.front(ctl, percept), self.keep_behind.front(ctl, percept))
+        return max(self.merge_watch.front(ctl, percept), self.keep_behind.front(ctl, percept),
+                   self.entry_watch.front(ctl, percept))
 
     def stop_at(self, ctl) -> int:
         return self.close_up.stop_at(ctl)
