@@ -27,6 +27,13 @@ class Percept:
         self.front_left = p[0]
 
     @property
+    def front_right(self) -> int:
+        """The front-right sensor: a robot at the side the road turns to when entering a ring, or
+        in a location's siding beside the road lane (rules/entry_watch, rules/keep_behind_at_merge).
+        """
+        return self.prox[4]
+
+    @property
     def rear(self) -> int:
         """The two rear sensors (asked only when backing)."""
         return max(self.prox[5], self.prox[6])

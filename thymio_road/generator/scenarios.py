@@ -87,8 +87,9 @@ def traffic_text(road_map: RoadMap, name: str, map_file: str, config: Path, capa
               'final_traffic scenario (config/scenarios/final_traffic.yaml says why each is what it is):',
               'lights at every light place of the map, IR, avoidance v2, the improved traffic rules.']
     if spread:
-        header.append(f'Its longest road ({place.road}) holds {place.capacity} robots {0.25:g} m apart off its '
-                      f'barcodes and intersections, fewer than {SPREAD_BELOW}: the robots are spread over every road.')
+        header.append(f'The road that holds the most, {place.road}, holds {place.capacity} robots {0.25:g} m apart '
+                      f'off its barcodes and intersections, fewer than {SPREAD_BELOW}: the robots are spread over '
+                      'every road.')
     if count < robots:
         header.append(f'The roads hold at most {holds} robots {0.25:g} m apart off their barcodes and '
                       f'intersections: {count} robots, not {robots}.')

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from thymio_road.control.events import Action, State
 from thymio_road.control.rules import register, Rule
-from thymio_road.control.rules.keep_behind_at_merge import RIGHT
 
 
 @register
@@ -26,5 +25,5 @@ class EntryWatch(Rule):
 
     def front(self, ctl, percept) -> int:
         if ctl.action is Action.ROUNDABOUT and ctl.counter_continue == 0 and ctl.state is State.ACTION:
-            return max(percept.front, percept.prox[RIGHT])
+            return max(percept.front, percept.front_right)
         return percept.front

@@ -7,8 +7,8 @@
 """Do not draw level with a robot in a location's siding: a robot passing a location on the
 road lane (past the siding's entry, before the mark that crosses the merge) counts its right
 sensor as a front one, so it slows and stops behind a robot in the siding beside it instead of
-drawing level with it. Robots side by side there cannot see each other (§7.2: the parallel
-tracks are 13 cm apart, hulls 2 cm) nor hear each other (the receivers look forwards and
+drawing level with it. Robots side by side there cannot see each other (the parallel tracks of
+§7.2, 13 cm apart here: 2 cm between hulls) nor hear each other (the receivers look forwards and
 backwards), and the siding curves into the road within a robot's length: a siding robot that
 set off from its stop with a road robot level with it turned into that robot's flank (the
 contacts of the held-out maps at `Lx.siding_exit`, docs/traffic.md). A robot kept behind sees
@@ -24,9 +24,6 @@ from __future__ import annotations
 from thymio_road.control.events import Action, State
 from thymio_road.control.rules import register, Rule
 
-#: prox.horizontal index of the front-right sensor (Aseba order, 0-4 left to right).
-RIGHT = 4
-
 
 @register
 class KeepBehindAtMerge(Rule):
@@ -35,5 +32,5 @@ class KeepBehindAtMerge(Rule):
     def front(self, ctl, percept) -> int:
         if (ctl.action is Action.LOCATION and ctl.counter_continue == 1 and ctl.state is State.ACTION
                 and not ctl.lights.near_light()):
-            return max(percept.front, percept.prox[RIGHT])
+            return max(percept.front, percept.front_right)
         return percept.front
