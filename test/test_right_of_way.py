@@ -233,6 +233,32 @@ def test_a_yielding_robot_backs_out_of_the_ring_when_the_ring_robot_closes_in_on
     assert c.mode is Mode.MAKING_WAY
 
 
+def test_after_making_way_at_an_entry_the_robot_yields_again():
+    """generated:7068 (15 robots, 864 s): a robot that spent its yield (yield_max) on a ring robot
+    standing in front of the entry made way for it and then drove into the ring at once, in
+    front of the next ring robot. Driving on after making way is a new attempt to enter.
+    """
+    c = entering_roundabout(_improved(7))
+    for _ in range(c.params.yield_max):
+        c.on_comm(announce_code(Role.INSIDE, 14), FRONT)
+        assert c.step(GREY, CLEAR) == (0, 0)
+    c.on_comm(announce_code(Role.INSIDE, 14), FRONT)
+    assert c.step(GREY, CLEAR) != (0, 0), 'its yield is spent: heard but not in the way'
+    c.drain_events()
+    for _ in range(c.params.make_way_count + c.params.make_way_hold_max + 5):
+        if 'resume' in [e.kind for e in c.drain_events()]:
+            break
+        driving = c.mode is Mode.DRIVING
+        if driving:  # until it makes way, the ring robot in front says "blocked by 7"
+            c.on_comm(blocked_code(7), FRONT)
+            c.on_comm(announce_code(Role.INSIDE, 14), FRONT)
+        c.step(GREY, BLOCKED if driving else CLEAR)
+    else:
+        raise AssertionError('it never made way and resumed')
+    c.on_comm(announce_code(Role.INSIDE, 11), FRONT)  # the next ring robot
+    assert c.step(GREY, CLEAR) == (0, 0) and c.mode is Mode.YIELDING
+
+
 def test_left_names_the_branching():
     """Action.BRANCHING is 0: the 'left' event named no action for a branching."""
     c = past_link(_improved(4))

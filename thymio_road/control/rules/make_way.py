@@ -97,6 +97,7 @@ class MakeWay(Rule):
                 return 0, 0
             self.holding = None
             ctl.events.append(Event('resume', {}))
+            self.policy.yield_at_entry.restart()
             if ctl.light_lane == 'siding' and not ctl.delivering:
                 ctl.lights.hold_in_siding(ctl)
                 return 0, 0
