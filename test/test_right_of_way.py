@@ -455,7 +455,7 @@ SIDING_ROBOT_AHEAD = [0, 0, 0, 2309, 3392, 0, 0]
 def test_a_robot_on_a_locations_road_lane_keeps_behind_a_robot_in_the_siding():
     """Improved rules: it stops behind the siding robot rather than draw level with it (the
     siding curves into the road within a robot's length); near a location's light, past the
-    merge's mark, and for the report's rules, the right sensor is a side one.
+    merge's mark, for a priority vehicle and for the report's rules, the right sensor is a side one.
     """
     c = at_location(_improved(3))
     assert c.step(GREY, SIDING_ROBOT_AHEAD) == (0, 0)
@@ -467,6 +467,8 @@ def test_a_robot_on_a_locations_road_lane_keeps_behind_a_robot_in_the_siding():
     assert crossing.step(GREY, [0, 0, 0, 0, 3392, 0, 0]) != (0, 0)
     report = at_location(RoadController(ControllerParams()))
     assert report.step(GREY, SIDING_ROBOT_AHEAD) != (0, 0)
+    ambulance = at_location(_improved(1, kind='priority'))
+    assert ambulance.step(GREY, SIDING_ROBOT_AHEAD) != (0, 0)
 
 
 #: A ring robot the entering robot yielded to, gone on along the ring past the entry and
