@@ -199,8 +199,10 @@ class ImprovedPolicy(ReportPolicy):
         self.facing_light.on_front_obstacle(ctl)
 
     def front(self, ctl, percept: Percept) -> int:
-        return max(self.merge_watch.front(ctl, percept), self.keep_behind.front(ctl, percept),
-                   self.entry_watch.front(ctl, percept))
+        front = self.merge_watch.front(ctl, percept)
+        if self.entry_watch.watches_right(ctl) or self.keep_behind.watches_right(ctl):
+            return max(front, percept.front_right)
+        return front
 
     def stop_at(self, ctl) -> int:
         return self.close_up.stop_at(ctl)

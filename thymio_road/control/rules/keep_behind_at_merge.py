@@ -9,18 +9,16 @@ road lane (past the siding's entry, before the mark that crosses the merge) coun
 sensor as a front one, so it slows and stops behind a robot in the siding beside it instead of
 drawing level with it. Robots side by side there cannot see each other (the parallel tracks of
 §7.2, 13 cm apart here: 2 cm between hulls) nor hear each other (the receivers look forwards and
-backwards), and the siding curves into the road within a robot's length: a siding robot that
-set off from its stop with a road robot level with it turned into that robot's flank (the
-contacts of the held-out maps at `Lx.siding_exit`, docs/traffic.md). A robot kept behind sees
-the siding robot turn in ahead of it and follows it; the siding robot that is behind a road
-robot sees it on its front-left sensor (rules/merge_watch.py).
+backwards), and the siding curves into the road within a robot's length: a siding robot setting
+off with a road robot level with it turns into that robot's flank. A robot kept behind sees the
+siding robot turn in ahead of it and follows it; a siding robot behind a road robot sees it on
+its front-left sensor (rules/merge_watch.py).
 
 Not near a light (one heard in the last 2 s, ``LIGHT_NEAR``): a location's light keeps the lanes
 apart itself (the siding held while the road lane goes, the all red to clear the merge), and a
 road robot kept behind a siding robot the light holds would stand through its own green. Not for
 a priority vehicle: the others give way to it (report §11), and kept behind robots delivering in
-the sidings, its trip on `priority` seed 1 took 1.261 times its time alone (1.115 without the
-rule, 1.117 with it for the other robots only).
+the sidings it lost the time it is meant to save. The runs: docs/traffic_log.md, session 16.
 """
 from __future__ import annotations
 
@@ -32,8 +30,8 @@ from thymio_road.control.rules import register, Rule
 class KeepBehindAtMerge(Rule):
     name = 'keep_behind_at_merge'
 
-    def front(self, ctl, percept) -> int:
-        if (ctl.action is Action.LOCATION and ctl.counter_continue == 1 and ctl.state is State.ACTION
-                and not ctl.lights.near_light() and ctl.params.kind != 'priority'):
-            return max(percept.front, percept.front_right)
-        return percept.front
+    @staticmethod
+    def watches_right(ctl) -> bool:
+        """On a location's road lane before its merge, away from a light, not a priority vehicle."""
+        return (ctl.action is Action.LOCATION and ctl.counter_continue == 1 and ctl.state is State.ACTION
+                and not ctl.lights.near_light() and ctl.params.kind != 'priority')

@@ -7,12 +7,11 @@
 """Yield at a roundabout's entry (or leaving a location's siding) while a robot of a higher role
 is heard in front: the ring has the right of way (report §7.3, §8: "the robot should check if it
 can enter"). At most ``yield_max`` events per attempt to enter, so that a robot heard but not in
-the way cannot hold it for good; making way starts a new attempt (:meth:`YieldAtEntry.restart`):
-a robot that had spent its yield on a ring robot standing in front of the entry, made way for it
-and drove on at once met the next ring robot crossing the entry blind (generated:7068, 15 robots,
-864 s, 42 s of contact). Something in front as close as a stop (``obs_threshold_max``) while
-it yields makes it a robot standing blocked: the rule in_the_ring_path then backs it out of the
-ring's lane.
+the way cannot hold it for good. Making way starts a new attempt (:meth:`YieldAtEntry.restart`):
+a robot whose yield was spent on a ring robot standing in front of the entry, and that made way
+for it, would otherwise drive in at once, before the next ring robot. Something in front as close
+as a stop (``obs_threshold_max``) while it yields makes it a robot standing blocked: the rule
+in_the_ring_path then backs it out of the ring's lane.
 """
 from __future__ import annotations
 
