@@ -485,6 +485,79 @@ def _open_paths(xy, pos, dirs, cos_yaw, sin_yaw, transmitters, receivers, normal
     return o_t, o_r, o_e, o_s, o_d, o_ce, o_cr, count
 
 
+@njit(cache=True)
+def _receive(t, r, e, s, d, count, payload_of, gain, x0, law, m, threshold):
+    """The law, the threshold and the rows of a noiseless, unweighted step (``ke = kr = 0``), compiled.
+
+    The same arithmetic, in the same order, as :meth:`ProxCommChannel._contributions`,
+    ``_receptions`` and ``_intensities`` (whose numpy calls cost more than the geometry at
+    traffic scale): each sensor's sum is taken over its paths in path order, as np.bincount
+    adds, and no fast-math is allowed, so the intensities are the numpy model's to the bit.
+    `gain` is empty when every gain is 1. `law` is c − x0².
+    """
+    pair = np.empty(count, dtype=np.int64)
+    pairs = 0
+    for k in range(count):
+        if k == 0 or t[k] != t[k - 1] or r[k] != r[k - 1]:
+            pairs += 1
+        pair[k] = pairs - 1
+    sums = np.zeros((pairs, SENSOR_COUNT))
+    for k in range(count):
+        dx = max(d[k] * 100.0 - x0, 1e-9)
+        w = 1.0 / (dx * dx)
+        if gain.shape[0]:
+            w = w * gain[t[k]]
+        sums[pair[k], s[k]] += w
+    intensities = np.zeros((pairs, SENSOR_COUNT), dtype=np.int64)
+    got = np.zeros(pairs, dtype=np.bool_)
+    for i in range(pairs):
+        for j in range(SENSOR_COUNT):
+            x = sums[i, j] * law
+            if x > 0:
+                value = m / (1.0 / x + 1.0)
+                if value >= threshold:
+                    intensities[i, j] = int(math.floor(value))
+                    got[i] = got[i] or intensities[i, j] > 0
+    heard = 0
+    for i in range(pairs):
+        heard += got[i]
+    o_t = np.empty(heard, dtype=np.int64)
+    o_r = np.empty(heard, dtype=np.int64)
+    o_rx = np.empty(heard, dtype=np.int64)
+    o_pay = np.zeros((heard, SENSOR_COUNT), dtype=np.int64)
+    o_int = np.empty((heard, SENSOR_COUNT), dtype=np.int64)
+    starts = np.empty(pairs, dtype=np.int64)
+    for k in range(count - 1, -1, -1):
+        starts[pair[k]] = k
+    row = 0
+    for i in range(pairs):
+        if not got[i]:
+            continue
+        k = starts[i]
+        o_t[row], o_r[row] = t[k], r[k]
+        best = 0
+        for j in range(SENSOR_COUNT):
+            o_int[row, j] = intensities[i, j]
+            if intensities[i, j] > 0:
+                o_pay[row, j] = payload_of[t[k]]
+            if intensities[i, j] > intensities[i, best]:
+                best = j
+        o_rx[row] = o_pay[row, best]
+        row += 1
+    links = np.empty((count, 4), dtype=np.int64)
+    n_links = 0
+    for k in range(count):
+        if intensities[pair[k], s[k]] > 0:
+            links[n_links, 0], links[n_links, 1] = t[k], e[k]
+            links[n_links, 2], links[n_links, 3] = r[k], s[k]
+            n_links += 1
+    return o_t, o_r, o_rx, o_pay, o_int, links[:n_links]
+
+
+#: The gains argument of :func:`_receive` when every robot's gain is 1.
+_NO_GAIN = np.zeros(0)
+
+
 # --- the channel -------------------------------------------------------------------------------
 
 def _check_inputs(poses: np.ndarray, transmitters: np.ndarray, payloads: np.ndarray,
@@ -594,25 +667,27 @@ class ProxCommChannel:
         beyond ρ (criterion 1 still applies).
 
         The geometry (criteria 1–4) is the compiled :func:`_open_paths`. The law, the noise and
-        the threshold are applied here with numpy, to the open paths only, so that the
-        transcendental functions and the noise stream are those of the numpy model.
+        the threshold are applied to the open paths only: with numpy where the model weighs
+        angles or draws noise, so that the transcendental functions and the noise stream are
+        those of the numpy model; otherwise compiled (:func:`_receive`), with the same result.
         """
         poses, tx, pay, rx_mask = _check_inputs(poses, transmitters, payloads, receivers)
+        span = float(np.ptp(poses[:, :2], axis=0).max()) if len(poses) else 0.0
+        if span / self.reach > 1e9:
+            raise ValueError(f'poses span {span:.3g} m: too far apart for the medium grid of {self.reach:.3g} m cells')
         return self.step_valid(poses, tx, pay, rx_mask, rng, _check_gains(gains, len(poses)))
 
     def step_valid(self, poses: np.ndarray, tx: np.ndarray, pay: np.ndarray, rx_mask: np.ndarray,
                    rng: np.random.Generator | None = None, gain: np.ndarray | None = None) -> Receptions:
         """:meth:`step` without its checks, for a caller whose inputs are valid by construction
-        (the IR medium node, 60 steps a simulated second): finite float poses (n×3), distinct
+        (the IR medium node, up to 100 steps a simulated second): finite float poses (n×3) on one
+        floor (the grid's span is not checked), distinct
         int64 transmitter indices, int64 payloads in range, a bool receivers mask (n), and the
         gains (n) or None when all are 1.
         """
         if len(tx) == 0 or not rx_mask.any():
             return Receptions.empty()
         xy = np.ascontiguousarray(poses[:, :2])
-        span = float(np.ptp(xy, axis=0).max())
-        if span / self.reach > 1e9:
-            raise ValueError(f'poses span {span:.3g} m: too far apart for the medium grid of {self.reach:.3g} m cells')
         pos, dirs = sensor_frames(poses, self.sensors)
         p = self.params
         t, r, e, s, d, cos_e, cos_r, count = _open_paths(
@@ -622,18 +697,28 @@ class ProxCommChannel:
             (p.range_m, self.sensor_radius, self.hull_radius))
         if count == 0:
             return Receptions.empty()
+        if not (p.ke or p.kr or (p.noise and rng is not None)):
+            rows = _receive(t, r, e, s, d, count, self._payload_of(len(poses), tx, pay),
+                            _NO_GAIN if gain is None else gain, p.x0, p.c - p.x0 ** 2, p.m, self.threshold)
+            return Receptions(*rows)
         t, r, e, s, d, cos_e, cos_r = (v[:count] for v in (t, r, e, s, d, cos_e, cos_r))
         # Pairs in the order of the paths (sorted by transmitter, then receiver).
         first = np.ones(count, dtype=bool)
         first[1:] = (t[1:] != t[:-1]) | (r[1:] != r[:-1])
         pair = np.cumsum(first) - 1
         pt, pr = t[first], r[first]
-        payload_of = np.zeros(len(poses), dtype=np.int64)
-        payload_of[tx] = pay
+        payload_of = self._payload_of(len(poses), tx, pay)
         contrib = self._contributions(d, cos_e, cos_r)
         if gain is not None:
             contrib = contrib * gain[t]
         return self._receptions(pt, pr, payload_of[pt], (pair, e, s), contrib, rng)
+
+    @staticmethod
+    def _payload_of(n: int, tx: np.ndarray, pay: np.ndarray) -> np.ndarray:
+        """Each robot's payload this step (0 for the silent ones)."""
+        payload_of = np.zeros(n, dtype=np.int64)
+        payload_of[tx] = pay
+        return payload_of
 
     def _receptions(self, pt: np.ndarray, pr: np.ndarray, pp: np.ndarray,
                     paths: tuple[np.ndarray, np.ndarray, np.ndarray], contrib: np.ndarray,

@@ -234,6 +234,8 @@ def test_inputs_are_checked():
         channel.step(poses, [2], [1])
     with pytest.raises(ValueError, match='receivers mask'):
         channel.step(poses, [0], [1], receivers=[True])
+    with pytest.raises(ValueError, match='too far apart for the medium grid'):
+        channel.step(np.array([[0.0, 0.0, 0.0], [1e12, 0.0, 0.0]]), [0], [1])
     with pytest.raises(ValueError, match="'bad': emitter_aperture"):
         pc.ProxCommParams('bad', 23.0, 2.0, 0.6, 4200.0, 0.02, 275.0)
 

@@ -174,11 +174,13 @@ class IrMediumNode:
             clash = np.isin(rec.receiver, rec.receiver[first[counts > 1]])
             keep &= ~clash
             self.collided += int(clash.sum())
-        rx_robot = present[rec.receiver]
-        for k in np.flatnonzero(keep):
-            values = [int(rec.rx[k]), *map(int, rec.payloads[k]), *map(int, rec.intensities[k])]
-            self.rx_pubs[rx_robot[k]].publish(msgs.Int16MultiArray(layout=self._layout,
-                                                                   data=msgs.int16_array(values)))
+        if len(rec):
+            # One comm/rx row per reception: [rx, payloads (7), intensities (7)].
+            table = np.column_stack([rec.rx, rec.payloads, rec.intensities]).astype(np.int16)
+            rows = np.flatnonzero(keep)
+            for k, robot in zip(rows.tolist(), present[rec.receiver[rows]].tolist()):
+                self.rx_pubs[robot].publish(msgs.Int16MultiArray(layout=self._layout,
+                                                                 data=msgs.int16_array(table[k])))
         self.received += int(keep.sum())
         if len(rec.links) and self.links_pub.get_subscription_count():
             links = rec.links
