@@ -97,6 +97,24 @@ def test_two_robots_face_to_face_exchange_every_tenth_of_a_second():
         assert a.payloads == (0, 1000, 1000, 1000, 0, 0, 0)
 
 
+def test_a_weak_battery_shrinks_the_range_and_a_charged_one_restores_it():
+    """The medium keeps the known robots' gains between ticks: a battery message must reach them."""
+    bench = Bench(FACE_TO_FACE, phases=[2, 7])
+    battery = bench.test.create_publisher(msgs.BatteryState, '/thymio2/battery_state', msgs.DEFAULT)
+    bench.comm('thymio1')
+    bench.comm('thymio2', tx=1000)
+    bench.run(0.5)
+    heard = len(bench.values('thymio1'))
+    assert heard == 5
+    # At 10 % the range is x0 + √0.1·(ρ − x0), 7.3 cm: the sensors 10 cm apart no longer hear.
+    battery.publish(msgs.BatteryState(percentage=0.1))
+    bench.run(0.5)
+    assert len(bench.values('thymio1')) == heard
+    battery.publish(msgs.BatteryState(percentage=1.0))
+    bench.run(0.5)
+    assert len(bench.values('thymio1')) == heard + 5
+
+
 def test_rx_layout_is_the_drivers():
     bench = Bench(FACE_TO_FACE)
     bench.comm('thymio1', tx=9)

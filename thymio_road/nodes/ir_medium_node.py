@@ -89,7 +89,12 @@ class IrMediumNode:
         n = len(self.names)
         self.poses = np.zeros((n, 3))
         self.known = np.zeros(n, dtype=bool)
-        self.due = np.zeros(n, dtype=bool)
+        #: Robots whose "prox" event came since the last tick: they send on the next.
+        self._due: set[int] = set()
+        #: The known robots and each robot's index among them, and their gains (None: all 1);
+        #: kept until a robot becomes known or a gain changes (checked at 100 ticks a second).
+        self._present: tuple[np.ndarray, np.ndarray] | None = None
+        self._present_gains: np.ndarray | None | bool = False
         self.enabled = np.zeros(n, dtype=bool)
         self.tx = np.zeros(n, dtype=np.int64)
         self.gains = np.ones(n)
@@ -130,7 +135,10 @@ class IrMediumNode:
 
     def _on_battery(self, i: int, msg: Any) -> None:
         p = float(msg.percentage)
-        self.gains[i] = min(max(p, 0.0), 1.0) if math.isfinite(p) else 1.0
+        gain = min(max(p, 0.0), 1.0) if math.isfinite(p) else 1.0
+        if gain != self.gains[i]:
+            self.gains[i] = gain
+            self._present_gains = False
 
     def _on_enable(self, i: int, msg: Any) -> None:
         self.enabled[i] = bool(msg.data)
@@ -144,29 +152,40 @@ class IrMediumNode:
         """Robot i's ground truth at its "prox" event: the message's values, or the embedded fast path's."""
         yaw = math.atan2(2.0 * (qw * qz + qx * qy), 1.0 - 2.0 * (qy * qy + qz * qz))
         self.poses[i] = (x, y, yaw)
-        self.known[i] = True
-        self.due[i] = True  # the robot's "prox" event: it sends now
+        if not self.known[i]:
+            self.known[i] = True
+            self._present = None
+        self._due.add(i)  # the robot's "prox" event: it sends now
 
     def _on_tick(self) -> None:
         self.ticks += 1
-        senders = np.flatnonzero(self.due & self.enabled & (self.tx != 0))
-        self.due[:] = False
-        if len(senders):
-            self._transmit(senders)
+        if self._due:
+            senders = [i for i in sorted(self._due) if self.enabled[i] and self.tx[i]]
+            self._due.clear()
+            if senders:
+                self._transmit(np.array(senders, dtype=np.int64))
         if self.ticks % self.ticks_per_period == 0:
             self._publish_links()
 
     # --- the medium ----------------------------------------------------------------------------
     def _transmit(self, senders: np.ndarray) -> None:
         """One channel step for the robots sending on this tick; one comm/rx per reception."""
-        present = np.flatnonzero(self.known)
-        local = np.full(len(self.names), -1)
-        local[present] = np.arange(len(present))
+        if self._present is None:
+            present = np.flatnonzero(self.known)
+            local = np.full(len(self.names), -1)
+            local[present] = np.arange(len(present))
+            self._present, self._present_gains = (present, local), False
+        present, local = self._present
+        if self._present_gains is False:
+            gains = self.gains[present]
+            self._present_gains = None if (gains == 1.0).all() else gains
+        everyone = len(present) == len(self.names)
         # Valid by construction (payloads clipped in _on_tx, gains in _on_battery, poses from the
-        # world): the channel's checks are skipped, a fifth of the medium's time.
-        gains = self.gains[present]
-        rec = self.channel.step_valid(self.poses[present], local[senders], self.tx[senders],
-                                      self.enabled[present], self.rng, None if (gains == 1.0).all() else gains)
+        # world): the channel's checks are skipped, a fifth of the medium's time. The channel
+        # only reads the poses and the mask.
+        rec = self.channel.step_valid(self.poses if everyone else self.poses[present], local[senders],
+                                      self.tx[senders], self.enabled if everyone else self.enabled[present],
+                                      self.rng, self._present_gains)
         self.sent += len(senders)
         keep = np.ones(len(rec), dtype=bool)
         if self.collisions and len(rec):
