@@ -278,6 +278,41 @@ def test_a_robot_on_the_barcode_ahead_makes_the_improved_robot_wait_not_back_up(
     assert improved.state is State.READ
 
 
+def test_a_reading_cut_short_by_making_way_goes_on_where_it_stopped():
+    """Held-out generated:7094 (15 robots, seed 2, 699 s): a robot whose reading of a code 7 (one
+    black band, 10.8 cm) paused 5 s behind a robot was asked to back; it read the code again
+    from where the suppression of marks ended, inside the band, and read 3.
+    """
+    from thymio_road.control.reading import EVENT_PERIOD, SPEED_CM_PER_UNIT
+    c = _improved(4)
+    x = 0.0  # cm driven by the reading sensor; the code 7 spans 20.0..30.8 cm
+
+    def step(prox):
+        nonlocal x
+        ground = (500, 100 if 20.0 <= x < 30.8 else 900)
+        wheels = c.step(ground, prox)
+        x += (wheels[0] + wheels[1]) / 2 * SPEED_CM_PER_UNIT * EVENT_PERIOD
+        return wheels
+
+    while c.state is not State.READ:
+        step(CLEAR)
+    for _ in range(12):  # 5.8 cm into the band, then a robot in front
+        step(CLEAR)
+    step(BLOCKED)
+    assert c.mode is Mode.PAUSED_READING
+    c.on_comm(announce_code(Role.INSIDE, 7), FRONT)  # a ring robot it blocks: it makes way
+    c.on_comm(blocked_code(4), FRONT)
+    backed = False
+    for _ in range(400):
+        wheels = step(CLEAR)
+        backed = backed or wheels[0] < 0
+        if c.state is not State.READ:
+            break
+    assert backed
+    codes = [e.data['code'] for e in c.drain_events() if e.kind == 'barcode']
+    assert codes == [7]
+
+
 def test_reading_pauses_while_a_robot_is_in_front():
     c = _improved(1)
     c.step((500, 100), CLEAR)
