@@ -208,6 +208,24 @@ def test_entering_robot_yields_to_a_ring_robot_it_hears_in_front():
     assert c.step(GREY, CLEAR) != (0, 0)
 
 
+def test_at_a_crossroads_entry_a_robot_yields_to_one_inside_not_to_one_on_the_road():
+    """Held-out generated:7096 (15 robots, seed 1, 594 s): two arms of one phase drove in behind
+    robots still inside X1, and four robots stood in the square waiting for each other.
+    """
+    c = at_crossroad(_improved(4))
+    c.on_comm(announce_code(Role.ROAD, 9), FRONT)  # one that has left, or not yet in
+    assert c.step(GREY, CLEAR) != (0, 0)
+    c.on_comm(announce_code(Role.INSIDE, 9), FRONT)
+    assert c.step(GREY, CLEAR) == (0, 0) and c.mode is Mode.YIELDING
+    for _ in range(4):
+        c.step(GREY, CLEAR)  # nothing heard since: it drives on
+    assert c.step(GREY, CLEAR) != (0, 0)
+    # Past its first mark it is inside itself and drives on.
+    inside = crossing_crossroad(_improved(5))
+    inside.on_comm(announce_code(Role.INSIDE, 9), FRONT)
+    assert inside.step(GREY, CLEAR) != (0, 0)
+
+
 def test_a_yielding_robot_backs_out_of_the_ring_when_the_ring_robot_closes_in_on_its_nose():
     """Issue #27: the entry joins the ring tangentially, and a robot that heard the ring robot
     only at the end of its entry stood with its nose in the ring's lane; the ring robot, crossing

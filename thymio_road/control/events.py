@@ -55,7 +55,7 @@ class Mode(enum.Enum):
     MAKING_WAY = 'making_way'
     HOLDING = 'holding'            # after making way, until the other passes
     RETURNING = 'returning'        # inside an intersection: driving back to where it made way
-    YIELDING = 'yielding'          # at a roundabout's entry
+    YIELDING = 'yielding'          # at a roundabout's or a crossroad's entry
     PAUSED_READING = 'paused_reading'
     WAITING_AT_TRIGGER = 'waiting_at_trigger'
     UTURN = 'uturn'                # recovery 'both': turning round from a wrong-way drive

@@ -6,8 +6,13 @@
 
 """Yield at a roundabout's entry (or leaving a location's siding) while a robot of a higher role
 is heard in front: the ring has the right of way (report §7.3, §8: "the robot should check if it
-can enter"). At most ``yield_max`` events per attempt to enter, so that a robot heard but not in
-the way cannot hold it for good. Making way starts a new attempt (:meth:`YieldAtEntry.restart`):
+can enter"). At a crossroad, before its first mark, a robot yields alike to a robot inside the
+crossroad (past its first mark) heard in front, its own arm's included: the square holds about
+two robots, and the two arms of one phase cross each other's ways there (a left turn leaves
+across the opposite in-lane), so robots that drove in behind ones still inside stood in a ring
+of waits, four of them for minutes (held-out generated:7038, 7096; docs/traffic_log.md, session
+17, which also has the narrower versions that failed). At most ``yield_max`` events per attempt
+to enter, so that a robot heard but not in the way cannot hold it for good. Making way starts a new attempt (:meth:`YieldAtEntry.restart`):
 a robot whose yield was spent on a ring robot standing in front of the entry, and that made way
 for it, would otherwise drive in at once, before the next ring robot. Something in front as close
 as a stop (``obs_threshold_max``) while it yields makes it a robot standing blocked: the rule
@@ -15,7 +20,7 @@ in_the_ring_path then backs it out of the ring's lane.
 """
 from __future__ import annotations
 
-from thymio_road.control.events import Event
+from thymio_road.control.events import Action, Event, State
 from thymio_road.control.right_of_way import Role
 from thymio_road.control.rules import register, Rule
 
@@ -38,10 +43,21 @@ class YieldAtEntry(Rule):
         """The robot made way: driving on again is a new attempt to enter."""
         self.yielded = 0
 
+    @staticmethod
+    def at_crossroad_entry(ctl, role: Role) -> bool:
+        """Before a crossroad's first mark, having read its code (a robot there announces ROAD)."""
+        return (role is Role.ROAD and ctl.action is Action.CROSSROAD and ctl.state is State.ACTION
+                and ctl.counter_continue == 0)
+
     def wheels(self, ctl, role: Role, percept) -> tuple[int, int] | None:
         self.yielding = False
-        if role is Role.ENTERING and self.yielded < self.params.yield_max:
-            other = self.row.higher_ahead(role)
+        if self.yielded < self.params.yield_max:
+            if role is Role.ENTERING:
+                other = self.row.higher_ahead(role)
+            elif self.at_crossroad_entry(ctl, role):
+                other = self.row.higher_ahead(Role.ROAD)  # inside the crossroad, or a priority vehicle
+            else:
+                return None
             if other is not None:
                 if not self.yielded:
                     ctl.events.append(Event('yield', {'to': other}))
