@@ -12,11 +12,12 @@ two robots, and the two arms of one phase cross each other's ways there (a left 
 across the opposite in-lane), so robots that drove in behind ones still inside stood in a ring
 of waits, four of them for minutes (held-out generated:7038, 7096; docs/traffic_log.md, session
 17, which also has the narrower versions that failed). At most ``yield_max`` events per attempt
-to enter, so that a robot heard but not in the way cannot hold it for good. Making way starts a new attempt (:meth:`YieldAtEntry.restart`):
-a robot whose yield was spent on a ring robot standing in front of the entry, and that made way
-for it, would otherwise drive in at once, before the next ring robot. Something in front as close
-as a stop (``obs_threshold_max``) while it yields makes it a robot standing blocked: the rule
-in_the_ring_path then backs it out of the ring's lane.
+to enter, so that a robot heard but not in the way cannot hold it for good. Making way starts a
+new attempt (:meth:`YieldAtEntry.restart`): a robot whose yield was spent on a ring robot
+standing in front of the entry, and that made way for it, would otherwise drive in at once,
+before the next ring robot. Something in front as close as a stop (``obs_threshold_max``) while
+it yields makes it a robot standing blocked: the rule in_the_ring_path then backs it out of the
+ring's lane.
 """
 from __future__ import annotations
 
