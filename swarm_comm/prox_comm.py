@@ -681,9 +681,8 @@ class ProxCommChannel:
                    rng: np.random.Generator | None = None, gain: np.ndarray | None = None) -> Receptions:
         """:meth:`step` without its checks, for a caller whose inputs are valid by construction
         (the IR medium node, up to 100 steps a simulated second): finite float poses (n×3) on one
-        floor (the grid's span is not checked), distinct
-        int64 transmitter indices, int64 payloads in range, a bool receivers mask (n), and the
-        gains (n) or None when all are 1.
+        floor (the grid's span is not checked), distinct int64 transmitter indices, int64
+        payloads in range, a bool receivers mask (n), and the gains (n) or None when all are 1.
         """
         if len(tx) == 0 or not rx_mask.any():
             return Receptions.empty()
