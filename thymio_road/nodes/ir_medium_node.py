@@ -91,10 +91,9 @@ class IrMediumNode:
         self.known = np.zeros(n, dtype=bool)
         #: Robots whose "prox" event came since the last tick: they send on the next.
         self._due: set[int] = set()
-        #: The known robots and each robot's index among them, and their gains (None: all 1);
-        #: kept until a robot becomes known or a gain changes (checked at 100 ticks a second).
-        self._present: tuple[np.ndarray, np.ndarray] | None = None
-        self._present_gains: np.ndarray | None | bool = False
+        #: The known robots, each robot's index among them and their gains (None: all 1), kept
+        #: until a robot becomes known or a gain changes (None: to be worked out again).
+        self._present: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
         self.enabled = np.zeros(n, dtype=bool)
         self.tx = np.zeros(n, dtype=np.int64)
         self.gains = np.ones(n)
@@ -138,7 +137,7 @@ class IrMediumNode:
         gain = min(max(p, 0.0), 1.0) if math.isfinite(p) else 1.0
         if gain != self.gains[i]:
             self.gains[i] = gain
-            self._present_gains = False
+            self._present = None
 
     def _on_enable(self, i: int, msg: Any) -> None:
         self.enabled[i] = bool(msg.data)
@@ -174,18 +173,16 @@ class IrMediumNode:
             present = np.flatnonzero(self.known)
             local = np.full(len(self.names), -1)
             local[present] = np.arange(len(present))
-            self._present, self._present_gains = (present, local), False
-        present, local = self._present
-        if self._present_gains is False:
             gains = self.gains[present]
-            self._present_gains = None if (gains == 1.0).all() else gains
+            self._present = present, local, None if (gains == 1.0).all() else gains
+        present, local, gains = self._present
         everyone = len(present) == len(self.names)
         # Valid by construction (payloads clipped in _on_tx, gains in _on_battery, poses from the
         # world): the channel's checks are skipped, a fifth of the medium's time. The channel
         # only reads the poses and the mask.
         rec = self.channel.step_valid(self.poses if everyone else self.poses[present], local[senders],
                                       self.tx[senders], self.enabled if everyone else self.enabled[present],
-                                      self.rng, self._present_gains)
+                                      self.rng, gains)
         self.sent += len(senders)
         keep = np.ones(len(rec), dtype=bool)
         if self.collisions and len(rec):
