@@ -226,6 +226,18 @@ def test_at_a_crossroads_entry_a_robot_yields_to_one_inside_not_to_one_on_the_ro
     assert inside.step(GREY, CLEAR) != (0, 0)
 
 
+@pytest.mark.parametrize('where', [leaving_by_link, past_link])
+def test_leaving_a_branching_by_its_link_a_robot_yields_to_one_crossing_it(where):
+    """Held-out generated:7097 (10 robots, seed 1, 746 s): a robot on B1's link heard the robot
+    crossing B1 blind in front of it for 3 s (up to 4082) and drove on into its flank.
+    """
+    c = where(_improved(4))
+    c.on_comm(announce_code(Role.ROAD, 9), FRONT)  # another robot on the road: no yield
+    assert c.step(GREY, CLEAR) != (0, 0)
+    c.on_comm(announce_code(Role.INSIDE, 8), FRONT)
+    assert c.step(GREY, CLEAR) == (0, 0) and c.mode is Mode.YIELDING
+
+
 def test_a_yielding_robot_backs_out_of_the_ring_when_the_ring_robot_closes_in_on_its_nose():
     """Issue #27: the entry joins the ring tangentially, and a robot that heard the ring robot
     only at the end of its entry stood with its nose in the ring's lane; the ring robot, crossing

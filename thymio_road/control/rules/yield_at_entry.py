@@ -11,7 +11,10 @@ crossroad (past its first mark) heard in front, its own arm's included: the squa
 two robots, and the two arms of one phase cross each other's ways there (a left turn leaves
 across the opposite in-lane), so robots that drove in behind ones still inside stood in a ring
 of waits, four of them for minutes (held-out generated:7038, 7096; docs/traffic_log.md, session
-17, which also has the narrower versions that failed). At most ``yield_max`` events per attempt
+17, which also has the narrower versions that failed). A robot leaving a branching by its link
+yields alike until it has merged (``merge_watch.on_link``): the link joins the other road across
+the way of a robot crossing the branching blind, and the two see each other about 60° off their
+headings, beyond the sensors the avoidance watches (held-out generated:7097). At most ``yield_max`` events per attempt
 to enter, so that a robot heard but not in the way cannot hold it for good. Making way starts a
 new attempt (:meth:`YieldAtEntry.restart`): a robot whose yield was spent on a ring robot
 standing in front of the entry, and that made way for it, would otherwise drive in at once,
@@ -55,8 +58,8 @@ class YieldAtEntry(Rule):
         if self.yielded < self.params.yield_max:
             if role is Role.ENTERING:
                 other = self.row.higher_ahead(role)
-            elif self.at_crossroad_entry(ctl, role):
-                other = self.row.higher_ahead(Role.ROAD)  # inside the crossroad, or a priority vehicle
+            elif self.at_crossroad_entry(ctl, role) or self.policy.merge_watch.on_link(ctl):
+                other = self.row.higher_ahead(Role.ROAD)  # inside the intersection, or a priority vehicle
             else:
                 return None
             if other is not None:
