@@ -41,7 +41,7 @@ def test_node_parameters_keep_their_names_and_types():
     assert list(params) == list(NODE_PARAMETERS)
     timing, battery = Timing(3.0, 4.0, 5.0, 6.0, 7.0), Battery(True, 30.0, 0.5)
     assert from_node_parameters(node_parameters(timing, battery)) == (timing, battery)
-    assert LOCATION_ONLY == ('clearance_extension', 'priority_preemption')
+    assert LOCATION_ONLY == ('clearance_extension',)   # a crossroad's lights pre-empt too, as one group
 
 
 @pytest.mark.parametrize('make,message', [
@@ -98,3 +98,28 @@ def test_a_node_parameter_overrides_the_scenario_and_is_range_checked(tmp_path):
 def test_scenario_light_errors_name_file_field_and_value(tmp_path, lights, message):
     with pytest.raises(ScenarioError, match=message):
         load_scenario(_scenario(tmp_path, lights))
+
+
+def _final_traffic(tmp_path, overrides):
+    data = yaml.safe_load((config_dir() / 'scenarios' / 'final_traffic.yaml').read_text())
+    data['map'] = str(config_dir() / 'maps' / 'final.yaml')
+    data['lights']['overrides'] = overrides
+    path = tmp_path / 'x.yaml'
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_a_crossroads_lights_pre_empt_with_the_common_setting_and_refuse_their_own(tmp_path):
+    """A crossroad's lights pre-empt as one signal group: a member that disagreed would open
+    conflicting arms, so `priority_preemption` is set under `lights:` for all of them.
+    """
+    sc = load_scenario(_final_traffic(tmp_path, {'light_L1': {'priority_preemption': 10.0}}))
+    timings = {light.name: light.timing for light in sc.lights}
+    assert {timings[f'light_X1_{k}'] for k in range(4)} == \
+        {Timing(green=8.0, clearance=16.0, clearance_extension=0.0, priority_preemption=30.0)}
+    assert timings['light_L1'].priority_preemption == 10.0   # a location's light decides alone
+    for value in (0.0, 30.0):
+        with pytest.raises(ScenarioError, match=r'x.yaml: scenario.lights.overrides.light_X1_2.priority_preemption: '
+                                                r"a crossroad's lights pre-empt together, so set it under lights: "
+                                                rf'for all of them, got {value}'):
+            load_scenario(_final_traffic(tmp_path, {'light_X1_2': {'priority_preemption': value}}))

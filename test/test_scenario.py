@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from thymio_road.scenario import config_dir, load_scenario, node_specs, robot_specs, ScenarioError
+from thymio_road.scenario import (config_dir, crossroad_light_timeout, has_priority_vehicle, load_scenario, node_specs,
+                                  robot_specs, ScenarioError)
 
 
 def write(tmp_path, data, name='s.yaml'):
@@ -175,6 +176,18 @@ def test_a_crossroad_lights_timeout_outlasts_their_longest_red(tmp_path):
     assert timeouts('given.yaml') == {600}
     del data['controller']['light_timeout'], data['controller']['light_timeout_crossroad']
     assert timeouts('none.yaml') == {0}
+
+
+def test_a_crossroad_lights_timeout_outlasts_the_red_a_pre_emption_lengthens():
+    """With a priority vehicle, X1's lights may hold the crossing arms' green for it (30 s each
+    phase): a robot held there waits 2 x (8 s + 30 s + 16 s) - 8 s = 100 s, and 5 s more.
+    """
+    priority, final_traffic = load_scenario('priority'), load_scenario('final_traffic')
+    assert has_priority_vehicle(priority) and not has_priority_vehicle(final_traffic)
+    assert crossroad_light_timeout(priority) == (2 * (8 + 30 + 16) - 8 + 5) * 10
+    assert crossroad_light_timeout(final_traffic) == (2 * (8 + 16) - 8 + 5) * 10
+    assert {p['light_timeout_crossroad'] for p in _controller_params(priority)} == {1050}
+    assert {p['light_timeout'] for p in _controller_params(priority)} == {100}   # the locations' is kept
 
 
 def _yaml(path, data):

@@ -279,6 +279,8 @@ _LIGHT_KEYS = (*setting_types(Timing), BATTERY_KEY)
 #: the end of a green, then turned left, leaves 15.5 s later at the lowest speed (measured on the
 #: final map; straight 12 s, right 3 s). `crossroad_clearance` sets it apart from the locations'.
 _CROSSROAD_KEY = 'crossroad_clearance'
+#: The Timing field a crossroad's lights must share: they pre-empt together, as one signal group.
+_GROUP_KEY = 'priority_preemption'
 
 
 def _setting_changes(f: Fields, cls: type) -> dict[str, Any]:
@@ -329,8 +331,9 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
     f.seen.update(_LIGHT_KEYS)
     f.done()
     base = _light_settings(common, source, where, Timing(), Battery())
-    # A crossroad's lights are not actuated: every arm's robots announce the same role, so a
-    # light cannot tell which lane a robot it hears is on.
+    # A crossroad's lights do not extend an all red: every arm's robots announce the same role,
+    # so a light cannot tell that a robot it hears drives in the lane it closed. They pre-empt for
+    # a priority vehicle, as one signal group (control/traffic_light.py).
     crossroad_base = (dataclasses.replace(base[0], **{key: 0.0 for key in LOCATION_ONLY}), base[1])
     if crossroad_clearance is not None:
         crossroad_base = _light_settings({'clearance': crossroad_clearance}, source, f'{where}.{_CROSSROAD_KEY}',
@@ -364,6 +367,11 @@ def _lights(data: dict, source: str, road_map: RoadMap) -> tuple[LightEntry, ...
                     f.fail(f'overrides.{place.name}.{key}',
                            "only a location's light is actuated (a crossroad's robots all announce the same "
                            f'role), got {show(overrides[place.name][key])}')
+            if place.kind == 'crossroad' and _GROUP_KEY in overrides[place.name]:
+                # A member that pre-empted differently from the others would open conflicting arms.
+                f.fail(f'overrides.{place.name}.{_GROUP_KEY}',
+                       "a crossroad's lights pre-empt together, so set it under lights: for all of them, "
+                       f'got {show(overrides[place.name][_GROUP_KEY])}')
             settings = _light_settings(overrides[place.name], source, f'{where}.overrides.{place.name}', *settings)
         entries.append(LightEntry(place.name, place, *settings))
     return tuple(entries)
@@ -775,13 +783,23 @@ def node_specs(scenario: Scenario) -> list[NodeSpec]:
 CROSSROAD_TIMEOUT_MARGIN = 5.0
 
 
+def has_priority_vehicle(scenario: Scenario) -> bool:
+    """Whether a robot of the scenario is a priority vehicle (`kind: priority`): the lights
+    pre-empt for it, so their greens may be held and their reds last longer.
+    """
+    return any({**scenario.controller, **robot.controller}.get('kind') == 'priority' for robot in scenario.robots)
+
+
 def crossroad_light_timeout(scenario: Scenario) -> int:
     """A robot's timeout at a crossroad's light, in events of 0.1 s: the longest red of the
     scenario's crossroad lights and a margin, so that silence there is taken for a dead light,
-    never for a green (X1's lights of final_traffic give 45 s). 0 when the scenario has no
-    crossroad light.
+    never for a green (X1's lights of final_traffic give 45 s). With a priority vehicle about,
+    the red as a pre-emption lengthens it (the other arms' green held for it), so that a robot
+    held there does not drive into the crossing lanes' held green (105 s in priority). 0 when
+    the scenario has no crossroad light.
     """
-    reds = [light.timing.longest_red(light.place.phases) for light in scenario.lights
+    priority = has_priority_vehicle(scenario)
+    reds = [light.timing.longest_red(light.place.phases, priority) for light in scenario.lights
             if light.place.kind == 'crossroad']
     return math.ceil((max(reds) + CROSSROAD_TIMEOUT_MARGIN) * 10) if reds else 0
 

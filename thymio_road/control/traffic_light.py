@@ -19,17 +19,25 @@ announcements keep coming and it does not say it waits at a light), longer, by a
 need longer to the merge than the all red (20 s against 15 s, 15 robots seed 6 at L2), and the
 light heard it over its last 5 s there.
 
-Pre-emption for a priority vehicle (:class:`Timing`'s ``priority_preemption``, location
-lights only; report §11, "priority vehicles such as ambulance"): a queue at the light passes
-"priority behind" forward to the robot the light holds, which says it to the light
-(:mod:`thymio_road.control.right_of_way`); the light knows that robot's lane by the role it
-announces. It then ends the other lane's green at once (its all red still runs, extension
-included, for the robots that lane let go), reopens the queue's lane without an all red when it
-has just closed it (no robot of the other lane has been let go since), and holds its green while
-the news keeps coming. It changes its order for one lane for at most ``priority_preemption`` s,
-and only again once the other lane has had a whole green: without that limit L1's light gave the
-road lane green again and again while a siding robot it held stood in the road robots' way, and
-the ambulance never arrived (priority seed 5).
+Pre-emption for a priority vehicle (:class:`Timing`'s ``priority_preemption``; report §11,
+"priority vehicles such as ambulance"): a queue at the light passes "priority behind" forward to
+the robot the light holds, which says it to the light (:mod:`thymio_road.control.right_of_way`);
+a location's light knows that robot's lane by the role it announces. It then ends the other
+lane's green at once (its all red still runs, extension included, for the robots that lane let
+go), reopens the queue's lane without an all red when it has just closed it (no robot of the
+other lane has been let go since), and holds its green while the news keeps coming. It changes
+its order for one lane for at most ``priority_preemption`` s, and only again once the other lane
+has had a whole green: without that limit L1's light gave the road lane green again and again
+while a siding robot it held stood in the road robots' way, and the ambulance never arrived
+(priority seed 5).
+
+A crossroad's lights pre-empt as one signal group: one that changed its order alone would open
+conflicting arms. Every arm's robots announce the same role, so a light knows the lane only by
+where it stands: one that commands one arm (or arms of one phase) turns "priority behind" into a
+:class:`Demand` for its phase, which the traffic_light node sends to the whole group, itself
+included (:meth:`TrafficLight.share`). A demand counts from ``GROUP_DELAY`` after it was heard, by
+every member alike, so members asked for the same times agree whatever the link's latency
+within that budget. Until the first demand counts, a member is exactly the fixed-time light.
 
 The battery (:class:`Battery`): the report saw the lights' range shrink as their batteries ran
 down (§9) but gives no figures. The law here is a chosen one: the IR intensity follows the charge,
@@ -59,6 +67,9 @@ HEARD_FOR = 0.5
 PREEMPT_FOR = 1.0
 #: The roles that put a robot on a location's lane (a priority vehicle may be on either).
 LANE_ROLES = {'road': (Role.INSIDE, Role.PRIORITY), 'siding': (Role.ENTERING, Role.PRIORITY)}
+#: A crossroad's demand counts this many seconds after it was heard, at every member of the group:
+#: the latency budget of the link that carries it (the traffic_light nodes' shared topic).
+GROUP_DELAY = 0.2
 
 
 def decode(code: int) -> tuple[str, int] | None:
@@ -107,17 +118,21 @@ class Timing:
     #: Actuation (location lights): the most an all red is extended while the light hears a
     #: robot of the lane it closed still driving (0: fixed time).
     clearance_extension: float = _setting(0.0, 0, 60, 's', location_only=True)
-    #: Pre-emption (location lights): the longest the light changes its order for one lane (ends
-    #: the other's green, reopens or holds this one's) while it hears that a priority vehicle
-    #: waits in that lane's queue; then the other lane has a whole green (0: no pre-emption).
-    priority_preemption: float = _setting(0.0, 0, 120, 's', location_only=True)
+    #: Pre-emption: the longest the light changes its order for one lane (ends the other's
+    #: green, reopens or holds this one's) while it hears that a priority vehicle waits in that
+    #: lane's queue; then the other lane has a whole green (0: no pre-emption). A crossroad's
+    #: lights pre-empt together, as one signal group (the scenario gives them one value).
+    priority_preemption: float = _setting(0.0, 0, 120, 's')
 
     def __post_init__(self) -> None:
         _check_ranges(self)
 
     def longest_cycle(self, phases: int = 2, priority: bool = False) -> float:
         """The longest a light takes to come back to a phase: every green and extended all red,
-        and with a priority vehicle about, every green held for it.
+        and with a priority vehicle about, every green held for it. With pre-emption this bounds
+        the reds while one phase at a time asks and green + clearance + extension is at most
+        ``priority_preemption`` (a lane reopened late in its all red, or again just before its
+        pre-emption runs out, still has a whole green); alternating demands can hold it longer.
         """
         held = self.priority_preemption if priority else 0.0
         return phases * (self.green + held + self.clearance + self.clearance_extension)
@@ -155,7 +170,8 @@ class Battery:
         return VOLTAGE_EMPTY + (VOLTAGE_FULL - VOLTAGE_EMPTY) * self.charge(t)
 
 
-#: Timing's fields only a location's light uses (a crossroad's robots all announce one role).
+#: Timing's fields only a location's light uses (a crossroad's robots all announce one role, so its
+#: light cannot tell that a robot it hears drives in the lane it closed).
 LOCATION_ONLY = tuple(f.name for f in fields(Timing) if f.metadata['location_only'])
 #: Battery's fields sit under this key in a scenario's `lights:` and are the traffic_light
 #: node's parameters with this prefix and '_' (battery_decay, battery_half_life, battery_initial).
@@ -184,12 +200,23 @@ def from_node_parameters(values: Mapping[str, Any]) -> tuple[Timing, Battery]:
     return timing, battery
 
 
+@dataclass(frozen=True)
+class Demand:
+    """A crossroad light heard that a priority vehicle waits in the queue of a lane `phase` opens
+    (at time `t`): what its node sends to every light of `intersection`.
+    """
+
+    intersection: str
+    phase: int
+    t: float
+
+
 class TrafficLight:
     """What one light sends and shows at time t: the pure core of the traffic_light node.
 
     A fixed-time light's phase is a function of the time. An actuated one (a location light
-    with a ``clearance_extension`` or a ``priority_preemption``) keeps its phase and what it
-    heard, and is asked for
+    with a ``clearance_extension`` or a ``priority_preemption``, or a crossroad's signal group
+    member once a demand counts) keeps its phase and what it heard, and is asked for
     increasing times, as a node's timer does; when the time goes back (a restarted clock) it
     starts again where the fixed-time light would be.
     """
@@ -197,7 +224,12 @@ class TrafficLight:
     def __init__(self, place: LightPlace, timing: Timing = Timing()) -> None:
         self.place = place
         self.timing = timing
-        self.actuated = place.kind == 'location' and any(getattr(timing, k) > 0 for k in LOCATION_ONLY)
+        self.actuated = place.kind == 'location' and (timing.clearance_extension > 0 or timing.priority_preemption > 0)
+        #: A member of its crossroad's signal group: it pre-empts on the demands the group shares.
+        self.group = place.kind == 'crossroad' and timing.priority_preemption > 0
+        #: The phase a demand of this light asks for: that of its lanes, when they share one.
+        phases = {lane.phase for lane in place.lanes}
+        self._demand_phase = phases.pop() if self.group and len(phases) == 1 else None
         #: Actuated: slot 2k is phase k's green, 2k + 1 the all red after it; since when.
         self._slot: int | None = None
         self._start = 0.0
@@ -209,19 +241,29 @@ class TrafficLight:
         #: Robot id -> (role, time) of its last announcement, and time it last said it waits.
         self._announced: dict[int, tuple[int, float]] = {}
         self._waiting: dict[int, float] = {}
-        #: Phase -> time the light last heard that a priority vehicle waits in its lane's queue.
+        #: Phase -> time the light last heard that a priority vehicle waits in its lane's queue
+        #: (a group member: the latest time a shared demand for it counts from).
         self._demand: dict[int, float] = {}
+        #: A group member's shared demands that do not count yet: (time they count from, phase).
+        self._pending: list[tuple[float, int]] = []
         #: Seconds the all reds were extended, summed, and times the light pre-empted a phase
         #: for a priority vehicle (for the node's log and tests).
         self.extended_s = 0.0
         self.preemptions = 0
 
-    def hear(self, t: float, code: int) -> None:
+    def hear(self, t: float, code: int) -> Demand | None:
         """A value the light received by IR at time t: robots' announcements, "waiting" and
-        "priority behind" (which asks for the sender's lane, by the role it announces).
+        "priority behind" (which asks for the sender's lane, by the role it announces). A
+        crossroad's group member does not act alone: it returns the demand its node shares
+        with the group (None when it heard none, or commands lanes of both phases and so
+        cannot tell which the queue is in).
         """
+        if self.group:
+            if self._demand_phase is None or priority_behind_robot(code) is None:
+                return None
+            return Demand(self.place.intersection, self._demand_phase, t)
         if not self.actuated:
-            return
+            return None
         heard = announcement(code)
         if heard is not None:
             role, robot = heard
@@ -233,30 +275,58 @@ class TrafficLight:
         if robot is not None and self.timing.priority_preemption > 0 and robot in self._announced:
             role, when = self._announced[robot]
             if t - when > HEARD_FOR:
-                return  # which lane it is on is not known
+                return None  # which lane it is on is not known
             for lane in self.place.lanes:
                 if role != Role.PRIORITY and role in LANE_ROLES.get(lane.name, ()):
                     self._demand[lane.phase] = t
+        return None
+
+    def share(self, demand: Demand) -> None:
+        """A demand of this light's signal group (its own included): it counts from
+        ``demand.t + GROUP_DELAY``, so that every member counts it from the same time.
+        """
+        if self.group and demand.intersection == self.place.intersection:
+            self._pending.append((demand.t + GROUP_DELAY, demand.phase))
 
     def phase(self, t: float) -> int | None:
         """The open phase at time t, or None during an all red."""
-        if not self.actuated:
+        if not (self.actuated or self.group):
             return self.timing.phase_at(t, self.place.phases)
+        if t < self._now:
+            self._restart()
+        self._now = t
+        if self.group:
+            self._count_demands(t)
+            if not self._demand:
+                return self.timing.phase_at(t, self.place.phases)  # fixed time until a demand counts
         self._advance(t)
         assert self._slot is not None
         return None if self._slot % 2 else self._slot // 2
 
+    def _restart(self) -> None:
+        """The clock went back: start again where the fixed-time light would be."""
+        self._slot, self._extended = None, False
+        self._preempted = None
+        self._announced.clear()
+        self._waiting.clear()
+        self._demand.clear()
+        self._pending.clear()
+
+    def _count_demands(self, t: float) -> None:
+        """The shared demands that count at t join what the light heard, as its own would."""
+        if not self._pending:
+            return
+        due = [(when, p) for when, p in self._pending if when <= t]
+        if due:
+            self._pending = [(when, p) for when, p in self._pending if when > t]
+            for when, p in due:
+                self._demand[p] = max(self._demand.get(p, -math.inf), when)
+
     def _advance(self, t: float) -> None:
-        if t < self._now:
-            self._slot, self._extended = None, False  # the clock went back: start again
-            self._preempted = None
-            self._announced.clear()
-            self._waiting.clear()
-            self._demand.clear()
-        self._now = t
         g, c, x = self.timing.green, self.timing.clearance, self.timing.clearance_extension
         if self._slot is None:
-            # Start where the fixed-time light would be, so that both agree until a robot is heard.
+            # Start where the fixed-time light would be, so that both agree until a robot is heard
+            # (a group member: until the first demand counts).
             slot = g + c
             u = (t + self.timing.offset) % (self.place.phases * slot)
             k = int(u // slot)
@@ -302,8 +372,8 @@ class TrafficLight:
         """The phase whose lane a priority vehicle waits in (heard within PREEMPT_FOR), or None:
         also when both lanes ask (the light keeps its order), and once the light has changed its
         order for that phase ``priority_preemption`` seconds ago (the other lane's robots, one
-        of which may stand in the way, get their turn). A location light has two phases, so the
-        all red after the other lane's green leads to it.
+        of which may stand in the way, get their turn). A light has two phases, so the all red
+        after the other lane's green leads to it.
         """
         wanted = [p for p, when in self._demand.items() if t - when <= PREEMPT_FOR]
         if len(wanted) != 1:

@@ -37,7 +37,8 @@ class Trip:
     robots: int
     #: Simulated seconds to the mission's last arrival; None when it did not arrive in time.
     time: float | None
-    #: Times the location lights changed their order for it (control/traffic_light.py).
+    #: Times the lights changed their order for it (control/traffic_light.py; a crossroad's
+    #: signal group, whose members change it together, counts once).
     preemptions: int = 0
 
 
@@ -60,8 +61,9 @@ def trip(scenario: str, robots: int, seed: int, limit: float) -> Trip:
         graph.run(limit, check=check)
     except _Arrived:
         pass
-    lights = [node.core for node in graph.nodes.values() if isinstance(node, TrafficLightNode)]
-    return Trip(seed, len(sc.robots), arrived[0] if arrived else None, sum(light.preemptions for light in lights))
+    preemptions = {node.core.place.intersection: node.core.preemptions
+                   for node in graph.nodes.values() if isinstance(node, TrafficLightNode)}
+    return Trip(seed, len(sc.robots), arrived[0] if arrived else None, sum(preemptions.values()))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from typing import Any, Callable
 from thymio_road.experiments import sweep
 from thymio_road.map.atomic import write_text
 from thymio_road.runtime.run import OutputExists, refuse_earlier_run, run_scenario
-from thymio_road.scenario import load_scenario, Scenario
+from thymio_road.scenario import has_priority_vehicle, load_scenario, Scenario
 
 MIN_RATIO = 0.9
 
@@ -36,7 +36,7 @@ def longest_cycle(scenario: Scenario) -> float:
     """The longest light cycle (s): every phase's green and all red, extended as far as it may be
     (and a green held for a priority vehicle, when the scenario has one).
     """
-    priority = any({**scenario.controller, **robot.controller}.get('kind') == 'priority' for robot in scenario.robots)
+    priority = has_priority_vehicle(scenario)
     cycles = [light.timing.longest_cycle(light.place.phases, priority) for light in scenario.lights]
     return max(cycles, default=0.0)
 

@@ -27,6 +27,15 @@ an actuated light (a location's, with ``clearance_extension`` or ``priority_pree
 extends an all red while it hears a robot of the lane it closed still driving, and gives the
 lane a priority vehicle waits in its green.
 
+A crossroad's light with ``priority_preemption`` is a member of its crossroad's signal group,
+which pre-empts as one light (docs/traffic.md):
+
+- ``/traffic_lights/priority_demand`` (std_msgs/String, one topic for every light): JSON
+  ``{"t", "intersection", "phase", "light"}``, a demand for the phase whose queue a priority
+  vehicle waits in, as the member that heard it "priority behind" publishes it; every member
+  subscribes and gives its core the demands of its own crossroad (its own included). Lights
+  that are no member neither publish nor subscribe it.
+
 Parameters: ``scenario_file`` (its map gives the light's place and lanes), ``light`` (the
 name), and one per field of :class:`~thymio_road.control.traffic_light.Timing` (``green``,
 ``clearance``, ...) and of ``Battery`` (prefixed: ``battery_decay``, ...), as
@@ -38,11 +47,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from thymio_road.control.traffic_light import from_node_parameters, node_parameters, phase_names, TrafficLight
+from thymio_road.control.traffic_light import (Demand, from_node_parameters, node_parameters, phase_names,
+                                               TrafficLight)
 from thymio_road.nodes import msgs
 from thymio_road.nodes.params import declare, scenario_of_node
 
 PERIOD = 0.1
+#: The crossroads' signal groups share their demands on this topic (absolute: one for all lights).
+DEMAND_TOPIC = '/traffic_lights/priority_demand'
 #: Battery state and comm enable are republished every this many periods.
 SLOW_EVERY = 10
 
@@ -77,6 +89,12 @@ class TrafficLightNode:
         self.battery_pub = node.create_publisher(msgs.BatteryState, 'battery_state', msgs.DEFAULT)
         self.phase_pub = node.create_publisher(msgs.String, 'traffic_light/phase', msgs.LATCHED)
         node.create_subscription(msgs.Int16MultiArray, 'comm/rx', self._on_rx, msgs.qos(100))
+        self.demand_pub = None
+        if self.core.group:
+            # A member of its crossroad's signal group: a demand it hears reaches every member,
+            # itself included, through this topic, and all count it from the same time.
+            self.demand_pub = node.create_publisher(msgs.String, DEMAND_TOPIC, msgs.qos(100))
+            node.create_subscription(msgs.String, DEMAND_TOPIC, self._on_demand, msgs.qos(100))
         self.period = 0
         self._phase: object = ()
         self._led: tuple[int, int, int] | None = None
@@ -87,7 +105,17 @@ class TrafficLightNode:
 
     def _on_rx(self, msg: Any) -> None:
         if len(msg.data):
-            self.core.hear(self._now(), int(msg.data[0]))
+            demand = self.core.hear(self._now(), int(msg.data[0]))
+            if demand is not None and self.demand_pub is not None:
+                # `t` as heard, unrounded (JSON keeps a float exactly): every member counts from it.
+                self.demand_pub.publish(msgs.String(data=json.dumps({
+                    't': demand.t, 'intersection': demand.intersection, 'phase': demand.phase, 'light': self.name},
+                    sort_keys=True)))
+
+    def _on_demand(self, msg: Any) -> None:
+        data = json.loads(msg.data)
+        if data['intersection'] == self.core.place.intersection:
+            self.core.share(Demand(data['intersection'], int(data['phase']), float(data['t'])))
 
     def _on_timer(self) -> None:
         t = self._now()
