@@ -282,6 +282,46 @@ def test_a_ring_robot_far_past_where_its_next_mark_should_be_has_left_the_ring_u
             o.exit_at for o in graph.options[approach.key] if o.exit_at is not None}
 
 
+def test_a_ring_mark_with_a_black_first_bit_after_it_was_a_road_code_and_is_read(graph):
+    """final_traffic, 10 robots, seeds 22 and 29: a blind crossing left a ring robot on an exit's
+    band; it took the next road code's sync bit for its next mark, crossed blind again and turned
+    round onto the oncoming lane. With the improved rules, a "mark" whose first bit's place is
+    black is that code's sync bit: the robot leaves the ring, reads the code on the READ's own
+    schedule and enters the roundabout it announces, and the navigator holds every exit of the
+    ring as the way it took. The report's robots cross on; a real mark (white after it) changes
+    nothing.
+    """
+    from controller_situations import BLACK, CLEAR, cross, mark, ON_LINE, on_ring, WHITE
+    for rules in ('improved', 'report'):
+        c = RoadController(ControllerParams(traffic_rules=rules, seed=3, robot_id=1))
+        nav = Navigator(graph, start_node='L1')
+        nav.attach(c)
+        on_ring(c)
+        c.decide = lambda action, passed: 'continue'
+        nav.on_events(c.drain_events())
+        approach = graph.approaches[nav.inside[0]]
+        mark(c)  # a real mark: white where a first bit would be
+        cross(c)
+        assert c.action is Action.ROUNDABOUT and c.counter_continue == 2
+        first, second, third, end = c.read_schedule()
+        code = 7  # a roundabout's code: every bit black
+        c.step((ON_LINE, BLACK), CLEAR)  # its sync bit, counted as the next mark
+        assert c.state.name == 'CONTINUE'
+        for count in range(2, end + 1):
+            c.step((ON_LINE, BLACK if count in (first, second, third) and code else WHITE), CLEAR)
+        events = c.drain_events()
+        kinds = [e.kind for e in events]
+        nav.on_events(events)
+        if rules == 'report':
+            assert 'left_unawares' not in kinds and c.action is Action.ROUNDABOUT
+            continue
+        assert kinds.index('left_unawares') < kinds.index('left') < kinds.index('barcode') < kinds.index('intersection')
+        assert next(e for e in events if e.kind == 'barcode').data['code'] == 7
+        assert c.action is Action.ROUNDABOUT and c.state.name == 'ACTION' and c.counter_continue == 0
+        assert [e.data['reason'] for e in events if e.kind == 'left_unawares'] == ['code']
+        assert nav.inside and all(graph.approaches[a].node == approach.node for a in nav.inside)
+
+
 def test_unsure_which_ring_a_robot_takes_an_exit_within_a_lap_of_the_smallest():
     """A robot that does not know which roundabout it entered (on generated:2016, R1 of 8 marks
     or R2 of 4) ends its random choices after a lap of the smaller ring, not laps of it.

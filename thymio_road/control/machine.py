@@ -58,6 +58,9 @@ class ReportMachine(LineFollowing, BarcodeReading):
         #: unless a navigator that knows the ring's marks says otherwise.
         self.since_mark_cm = 0.0
         self.mark_overdue_cm: Callable[[], float] = lambda: math.inf
+        #: Crossing blind after a ring's mark, with the reading sensor's look at where a barcode's
+        #: first bit would lie still due (a policy that notices leaving a ring: _mark_was_a_code).
+        self.checking_mark = False
         #: 'siding' from the exit into a location's siding until it has driven out of it.
         self.light_lane: str | None = None
         self.light_lane_count = 0
@@ -84,6 +87,7 @@ class ReportMachine(LineFollowing, BarcodeReading):
 
     def _leave_intersection(self) -> None:
         self.speed = self.saved_speed
+        self.checking_mark = False
         self.events.append(Event('left', {'action': self.action.name.lower() if self.action is not None else None}))
         self.action = None
         self._set_state(State.ROAD)
@@ -128,6 +132,8 @@ class ReportMachine(LineFollowing, BarcodeReading):
             self._set_state(State.EXIT)
         else:
             self.counter_continue += 1
+            self.checking_mark = self.action is Action.ROUNDABOUT and self.policy.notices_left_ring \
+                and self.params.read_method == 'report'
             self._set_state(State.CONTINUE)
 
     def _crossroad_mark(self) -> None:
@@ -161,9 +167,35 @@ class ReportMachine(LineFollowing, BarcodeReading):
         if self.action is Action.CROSSROAD and self.turned_left:
             bias = self.params.bias_crossroad_left
         left, right = adiv(bias * self.speed, 100), self.speed
+        if self.checking_mark and self.counter + 1 >= self.read_schedule()[0]:
+            self.checking_mark = False
+            if percept.read < p.grey_thresh:
+                self._mark_was_a_code(percept)
+                return clip(left), clip(right)
         if self.counter > self.params.crossing:
             self._set_state(State.ACTION)
         return clip(left), clip(right)
+
+    def _mark_was_a_code(self, percept: Percept) -> None:
+        """The ring's "mark" had a black bit after it, where a barcode's first bit lies: it was
+        the sync bit of a road's code, and the robot is on that road, not on the ring. It leaves
+        the ring and reads the code from here on, on the READ's own schedule (the trigger was the
+        mark; this sample is the first bit's), then acts on it as on any road.
+
+        A ring's marks are lone sync bits, and the codes that announce an intersection next to a
+        ring (5 a crossroad, 7 a roundabout) have a black first bit. A robot that a blind
+        crossing left on an exit's band instead of the ring counted the next code's sync bit as
+        its next mark, crossed blind again and turned round onto the oncoming lane, head to head
+        with the robots that followed it out (final_traffic, 10 robots, seeds 22 and 29, 3600 s:
+        R2's west exit onto the balloon; docs/traffic_log.md, session 18).
+        """
+        speed = self.speed
+        self.events.append(Event('left_unawares', {'action': self.action.name.lower() if self.action else None,
+                                                   'marks': self.counter_continue, 'reason': 'code'}))
+        self._leave_intersection()
+        self.speed = speed  # the code is read at the speed its schedule started with
+        self._start_read(percept.follow, percept.read)
+        self.counter_read = self.read_schedule()[0] - 1  # this event's _read takes the first bit
 
     def _exit(self, follow: int, read: int) -> None:
         """EXIT: follow the branch taken; in a location read its barcode, then stop and deliver."""
