@@ -6,7 +6,7 @@
 
 import pytest
 
-from controller_situations import choosing, CODES, cross, mark, read_code
+from controller_situations import at_location, choosing, CODES, cross, GREY, mark, read_code
 from thymio_road.control.controller import Action, adiv, ControllerParams, led_colour, RoadController, State
 
 CLEAR = [0] * 7
@@ -149,6 +149,23 @@ def test_strict_security_at_a_locations_marks_asks_only_for_printed_black(action
     assert c.state is State.ACTION
     c.step([603, 86], CLEAR)
     assert c.state is (State.CONTINUE if action == 'location' else State.ACTION)
+
+
+def test_strict_security_in_a_siding_triggers_the_locations_name_on_printed_black():
+    """15 robots seed 29 at L5: 4 cm after the siding's S-curve the follow sensor swung 396, 600,
+    331 while the reading sensor was on the name's first bit (90, 79, 88); held back until it
+    settled, the trigger came 2 cm into the bits and code 5 was read as 4.
+    """
+    c = at_location(RoadController(ControllerParams(trigger_security='strict')), 'siding')
+    c.step(GREY, CLEAR)  # past the entry mark: the next barcode names the place
+    c.step((396, 250), CLEAR)  # the road's dark edge: not printed black
+    assert c.state is State.EXIT
+    c.step((600, 90), CLEAR)
+    assert c.state is State.READ
+    # On the road the strict security still asks for the follow sensor near its reference.
+    road = RoadController(ControllerParams(trigger_security='strict'))
+    road.step((600, 90), CLEAR)
+    assert road.state is State.ROAD
 
 
 def test_read_only_mode_keeps_the_speed():

@@ -830,6 +830,72 @@ def test_on_a_branchings_link_a_silent_robot_at_the_front_right_is_given_way_aft
     assert 'make_way' not in [e.kind for e in c.drain_events()]
 
 
+#: Two robots nose to nose where B1's links cross, 21 cm apart (15 robots seed 12, 289 s): each
+#: sees the other at its front; thymio14 heard thymio2, thymio2 never heard thymio14.
+NOSE_TO_NOSE = [0, 1200, 3400, 3100, 0, 0, 0]
+
+
+@pytest.mark.parametrize('heard', ['higher', 'lower', 'nobody'])
+def test_on_crossing_links_the_lower_robot_makes_way_without_being_asked(heard):
+    """thymio14 said "blocked by 2" for 43 s at B1; thymio2 never heard it, and both stood until
+    thymio14 gave up (15 robots seed 12). On a link the robot that hears a higher one in front
+    makes way after 5 s unasked; one that hears nobody makes way a stagger later (lower ranks
+    first); one that hears a lower robot waits for it.
+    """
+    c = leaving_by_link(_improved(14))
+    for _ in range(10):
+        c.step(GREY, CLEAR)
+    other = {'higher': 2, 'lower': 20, 'nobody': None}[heard]
+    patience = c.params.crossing_give_up_count + (0 if heard == 'higher' else 2 * (MAX_ID - 14))
+    steps = patience + 2
+    for _ in range(steps):
+        if other is not None:
+            c.on_comm(announce_code(Role.ROAD, other), NOSE_TO_NOSE)
+        c.step(GREY, NOSE_TO_NOSE)
+    made = [(e.data['reason'], e.data['for']) for e in c.drain_events() if e.kind == 'make_way']
+    if heard == 'higher':
+        assert made == [('crossing_links', 2)]
+    elif heard == 'nobody':
+        assert made == [('crossing_links', 0)]
+    else:
+        assert made == []
+    # On the road, the same robots wait to be asked (or the usual 30 s).
+    road = _improved(14)
+    for _ in range(10):
+        road.step(GREY, CLEAR)
+    for _ in range(steps):
+        if other is not None:
+            road.on_comm(announce_code(Role.ROAD, other), NOSE_TO_NOSE)
+        road.step(GREY, NOSE_TO_NOSE)
+    assert 'make_way' not in [e.kind for e in road.drain_events()]
+
+
+def test_on_crossing_links_a_robot_unheard_makes_way_only_after_its_stagger():
+    """Two robots that hear nobody do not back, hold and come back together: the higher rank
+    (lower id) waits 2 events longer per id.
+    """
+    def blocked_until_made_way(robot_id):
+        c = leaving_by_link(_improved(robot_id))
+        for _ in range(10):
+            c.step(GREY, CLEAR)
+        for n in range(1, 400):
+            c.step(GREY, NOSE_TO_NOSE)
+            if any(e.kind == 'make_way' for e in c.drain_events()):
+                return n
+    assert blocked_until_made_way(2) - blocked_until_made_way(14) == 2 * 12
+
+
+def test_turning_onto_a_branchings_link_watches_the_front_right_sensor():
+    """A robot standing at the link's start, 41° to the right of the next robot leaving by the
+    same link, was driven into for 6.4 s (15 robots seed 12, 308 s).
+    """
+    at_the_links_start = [0, 0, 0, 300, 3600, 0, 0]
+    c = leaving_by_link(_improved(13))
+    assert c.step(GREY, at_the_links_start) == (0, 0)
+    road = _improved(13)
+    assert road.step(GREY, at_the_links_start) != (0, 0)
+
+
 @pytest.mark.parametrize('why', ['ahead', 'heard', 'own entry'])
 def test_the_ring_rule_waits_the_usual_30_s_for_a_robot_ahead_heard_or_at_its_own_entry(why):
     c = _crossing_ring(10, 1 if why == 'own entry' else 2)

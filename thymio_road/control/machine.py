@@ -206,7 +206,7 @@ class ReportMachine(LineFollowing, BarcodeReading):
         if self.action is Action.LOCATION:
             if not self.read_location and read > p.grey_thresh:
                 self.read_location = True  # past the entry mark: the next barcode names the place
-            elif self.read_location and self._triggers(follow, read):
+            elif self.read_location and self._triggers(follow, read, marks='location'):
                 self._start_read(follow, read)
                 return
             if self.counter > p.location_count:

@@ -45,9 +45,13 @@ class BarcodeReading:
         """A black bit under the reading sensor, with the report's security (§5, §9). The strict
         security is not applied to the crossroad's marks (`marks='crossroad'`): on its 10.8 cm
         circle the follow sensor rides well on the dark side of the grey reference, which is how
-        the P controller turns that tightly. At a location's marks (`marks='location'`) it asks
-        only for printed black: there the line following may swing after a light's hold, and a
-        missed merge mark sends the robot down the location's lane as if it were the road.
+        the P controller turns that tightly. At a location's marks and on the barcode that names
+        it (`marks='location'`) it asks only for printed black: there the line following may
+        swing after a light's hold, and a missed merge mark sends the robot down the location's
+        lane as if it were the road; 4 cm after the siding's S-curve the follow sensor still
+        swings 330-600 (GREY_REF 500), and a trigger held back until it settled came up to 2 cm
+        into the bits, so the samples fell a bit late and read the name one bit off (L2, L3, L5;
+        docs/traffic_log.md, session 19). Printed black alone never triggers on the road's edge.
         """
         p = self.params
         if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin or self.marks_suppressed():

@@ -11,6 +11,11 @@ on along the ring, where only that sensor sees it. The yield ends when the robot
 that robot (its emitters turn away as it drives round), not when it has gone: a robot that then
 drove on could turn into it, standing in a queue on the ring just past the entry. The report's
 rules look at sensors 1-3 only (§6). The runs it came from: docs/traffic_log.md, session 16.
+
+Turning onto a branching's link (its EXIT) the robot watches that sensor too: the link turns
+sharply right off the road, and a robot standing at the link's start, where it met one on the
+other link, stands 41° to the right of the next robot leaving by the same link, which turned
+into its flank (`final_traffic`, 15 robots, seeds 11, 12, 21, 24, 29; session 19).
 """
 from __future__ import annotations
 
@@ -24,5 +29,9 @@ class EntryWatch(Rule):
 
     @staticmethod
     def watches_right(ctl) -> bool:
-        """Entering a roundabout: after its code, before the entry's mark."""
+        """Entering a roundabout (after its code, before the entry's mark), or turning onto a
+        branching's link.
+        """
+        if ctl.action is Action.BRANCHING:
+            return ctl.state is State.EXIT
         return ctl.action is Action.ROUNDABOUT and ctl.counter_continue == 0 and ctl.state is State.ACTION
