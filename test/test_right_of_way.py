@@ -896,6 +896,29 @@ def test_turning_onto_a_branchings_link_watches_the_front_right_sensor():
     assert road.step(GREY, at_the_links_start) != (0, 0)
 
 
+@pytest.mark.parametrize('rules', ['improved', 'report'])
+def test_a_codes_last_bit_under_the_sensor_when_the_read_ends_is_not_a_mark(rules):
+    """X1's light stopped a robot 0.01 s after it read code 5, its reading sensor still on the
+    last bit; on the go it took the bit for the first mark, left X1 on its circle and the
+    crossroad jammed (15 robots seed 16, 912 s). The report's robots take it (its warning, §5).
+    """
+    c = _improved(4) if rules == 'improved' else RoadController(ControllerParams())
+    first, second, third, end = c.read_schedule()
+    c.step((500, 100), CLEAR)  # the trigger
+    for count in range(2, end + 1):
+        c.step((500, 100 if count in (first, third, end) else 900), CLEAR)  # code 5, ends on its last bit
+    assert c.state is State.ACTION and c.action is Action.CROSSROAD
+    c.step((500, 100), CLEAR)  # still on the last bit
+    decided = [e for e in c.drain_events() if e.kind == 'decision']
+    if rules == 'report':
+        assert len(decided) == 1
+        return
+    assert decided == [] and c.state is State.ACTION
+    c.step(GREY, CLEAR)  # white: past the code
+    c.step((500, 100), CLEAR)  # the crossroad's first mark
+    assert [e.kind for e in c.drain_events()].count('decision') == 1
+
+
 @pytest.mark.parametrize('why', ['ahead', 'heard', 'own entry'])
 def test_the_ring_rule_waits_the_usual_30_s_for_a_robot_ahead_heard_or_at_its_own_entry(why):
     c = _crossing_ring(10, 1 if why == 'own entry' else 2)

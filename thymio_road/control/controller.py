@@ -93,6 +93,8 @@ class RoadController(ReportMachine):
         if front_obstacle:
             policy.on_front_obstacle(self)
         follow, read = percept.follow, percept.read
+        if read >= self.params.grey_thresh:
+            self.on_code_tail = False
         self.recovery.note_crossing(self, follow)
         if self.state is State.CONTINUE:
             left, right = self._cross(percept)

@@ -38,6 +38,9 @@ class ReportMachine(LineFollowing, BarcodeReading):
         self.counter_read = 0
         self.code = 0
         self.samples: list[int] = []
+        #: A read has ended and the reading sensor has not seen white since: it may still stand on
+        #: the code's last bit (the improved rules take no trigger there: code_tail).
+        self.on_code_tail = False
         # Intersections (report §7).
         self.action: Action | None = None
         self.saved_speed = self.speed

@@ -149,6 +149,7 @@ class ImprovedPolicy(ReportPolicy):
         self.close_up = r['priority_close_up']
         self.facing_light = r['facing_light']
         self.siding_distance = r['siding_distance']
+        self.code_tail = r['code_tail']
         #: Reasons to make way, by precedence; those that `interrupt` a hold
         #: are asked before the making of way under way runs on.
         reasons = sorted((rule for rule in r.values() if isinstance(rule, rules.Reason)),
@@ -208,7 +209,7 @@ class ImprovedPolicy(ReportPolicy):
         return self.close_up.stop_at(ctl)
 
     def marks_suppressed(self, ctl) -> bool:
-        return self.make_way.suppress > 0
+        return self.make_way.suppress > 0 or self.code_tail.holds(ctl)
 
     def exit_frozen(self, ctl) -> bool:
         # The counts stand for distance: a robot queued in a siding behind one that delivers

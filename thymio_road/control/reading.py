@@ -95,6 +95,7 @@ class BarcodeReading:
                 return
         self.events.append(Event('barcode', {'code': self.code, 'speed': self.speed,
                                              'interval': self.interval, 'samples': self.samples}))
+        self.on_code_tail = read < self.params.grey_thresh
         self._set_state(self.old_state)
         if self.state is State.ROAD and self.params.barcode_actions:
             self._apply_road_code(self.code)

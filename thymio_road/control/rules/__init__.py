@@ -66,7 +66,7 @@ def register(cls: type) -> type:
 
 
 from thymio_road.control.rules import (back_with_the_one_ahead, blocked_crossing,  # noqa: E402,F401  (registration)
-                                       cannot_back, crossing_links, entry_watch, facing_light, give_up,
+                                       cannot_back, code_tail, crossing_links, entry_watch, facing_light, give_up,
                                        in_the_ring_path, keep_behind_at_merge, make_way, merge_commit, merge_watch,
                                        outranked, priority_close_up, siding_clearance, siding_distance,
                                        yield_at_entry)
