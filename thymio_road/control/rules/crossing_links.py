@@ -13,8 +13,7 @@ A branching's two links cross nearly head-on in their middle (B1: 25 cm of the t
 the IR cones reached one robot and not the other: thymio14 said "blocked by 2" for 43 s and
 thymio2 never heard it, until ``give_up`` (`final_traffic`, 15 robots, seed 12; session 19).
 The rank decides as ``outranked`` does; only the request is not needed. A priority vehicle
-never makes way here. While it holds, the robot it made way for is still in the one lane: the
-hold lasts while it hears that robot in front (rules/make_way.py).
+never makes way here.
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ rules look at sensors 1-3 only (§6). The runs it came from: docs/traffic_log.md
 Turning onto a branching's link (its EXIT) the robot watches that sensor too: the link turns
 sharply right off the road, and a robot standing at the link's start, where it met one on the
 other link, stands 41° to the right of the next robot leaving by the same link, which turned
-into its flank (`final_traffic`, 15 robots, seeds 11, 12, 21, 24, 29; session 19).
+into its flank (`final_traffic`, 15 robots, seed 12, and the same at seeds 21, 24 and 29; sessions 18-19).
 """
 from __future__ import annotations
 
