@@ -180,6 +180,33 @@ def test_round_a_roundabout_once_to_an_exit_is_progress_and_so_is_a_balloon_loop
     assert [c.intersection for c in det.confined] == ['R2'] and det.stuck
 
 
+def test_leaving_a_ring_onto_the_balloon_it_came_by_is_an_exit_after_standing_at_the_entry(final):
+    """Held-out generated:7155 (15 robots seed 1): a robot stood at the ring's entry at the
+    balloon's end (its nearest lane changed while it stood), went round and out onto the same
+    balloon: that was taken for the road it came from, so the visit never ended, and visits with
+    the balloon between them added up to 2.4 laps: confined.
+    """
+    ring = final.road('R2.ring')
+    pts = ring.sample(0.005)
+
+    def ring_s(point):
+        return float(np.argmin(np.hypot(pts[:, 0] - point[0], pts[:, 1] - point[1]))) * ring.length / (len(pts) - 1)
+    s_in_w = ring_s(final.road('R2.entry.w').pose_at(final.road('R2.entry.w').length))
+    s_out_w = ring_s(final.road('R2.exit.w').pose_at(0.0))
+    balloon = final.road('balloon').length
+    # standing 6 mm before the balloon's end, then 2 mm on: there the nearest lane is the entry's
+    end_of_balloon = path(final, [('balloon', balloon - 0.006, balloon - 0.005)])[0]
+    at_the_entry = path(final, [('balloon', balloon - 0.004, balloon - 0.003)])[0]
+    almost_a_lap = [('R2.entry.w', 0.0, 0.257), ('R2.ring', s_in_w, s_out_w), ('R2.exit.w', 0.0, 0.257)]
+    det = ProgressDetector(['a'], final, stall_time=600)
+    t = drive(det, path(final, [('balloon', 1.0, balloon - 0.03)]), speed=0.07)
+    for _ in range(3):
+        t = stand(det, end_of_balloon, 3, start=t + 1)
+        t = stand(det, at_the_entry, 3, start=t + 1)
+        t = drive(det, path(final, almost_a_lap + [('balloon', 0.0, balloon - 0.03)]), speed=0.07, start=t + 1)
+    assert det.confined == [] and det.stuck == []
+
+
 def test_coming_back_to_a_road_at_an_earlier_place_and_driving_on_is_progress(final):
     """Issue #27 (generated:2019): a robot that came back to a balloon road it had left 2.6 m
     further on owed those 2.6 m before it gained again, and was found stuck for 123 s while it
