@@ -27,8 +27,9 @@ The definitions, on poses sampled every second (:mod:`.sampling`, "held"):
   closed road it gains at most one lap per visit: going once round a ring to an exit is
   progress, circling is not.
 - *Exit*: the robot drives forward (its centre moves ahead, along its heading) from an
-  intersection's road onto new ground outside it: a road it has no record of, or one it last
-  left driving forward (a balloon loop brings it back to the road it left). Backing out of an
+  intersection's road onto new ground outside it: a road it has no record of, one it last
+  left driving forward (a balloon loop brings it back to the road it left), or one it meets
+  more than REENTRY from where it last was on it. Backing out of an
   intersection and driving in again is no exit, and neither is a change of the nearest lane while
   standing. An exit forgets the records: the robot is on new ground.
 
