@@ -830,8 +830,8 @@ def test_on_a_branchings_link_a_silent_robot_at_the_front_right_is_given_way_aft
     assert 'make_way' not in [e.kind for e in c.drain_events()]
 
 
-#: Two robots nose to nose where B1's links cross, 21 cm apart (15 robots seed 12, 289 s): each
-#: sees the other at its front; thymio14 heard thymio2, thymio2 never heard thymio14.
+#: A robot nose to nose with another where B1's links cross (15 robots seed 12, 289 s: 21 cm
+#: apart, thymio14 heard thymio2, thymio2 never heard thymio14): its middle sensors above v2's stop.
 NOSE_TO_NOSE = [0, 1200, 3400, 3100, 0, 0, 0]
 
 
