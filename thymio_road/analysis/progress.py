@@ -237,10 +237,9 @@ class ProgressDetector:
             # inside, and its ring record, a lap ahead, owes a lap before anything counts.
             entering = lanes.owner[k] is not None and lanes.owner[robot.road] is None and robot.visit is None
             # A road it knows, met again far from where it last was on it, is new ground too: a
-            # robot that stood at a ring's entry while its nearest lane changed had not left the
-            # balloon "driving forward", and the balloon's far end, met again from the ring's
-            # exit, was taken for the road it came from (held-out generated:7155, 15 robots,
-            # seed 1: two visits of R1 and the balloon between them counted as 2.4 laps).
+            # robot that stood at a ring's entry while its nearest lane changed never left the
+            # balloon "driving forward", and meeting the balloon's start again from the ring's
+            # exit would otherwise not end the visit (two visits would add up to a confinement).
             elsewhere = rec is not None and abs(self._jump(rec, k, s)) > REENTRY
             if forward and (rec is None or rec.behind or entering or elsewhere):  # new ground in another unit
                 if robot.visit is not None and robot.visit != lanes.owner[k]:

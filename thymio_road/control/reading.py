@@ -48,10 +48,10 @@ class BarcodeReading:
         the P controller turns that tightly. At a location's marks and on the barcode that names
         it (`marks='location'`) it asks only for printed black: there the line following may
         swing after a light's hold, and a missed merge mark sends the robot down the location's
-        lane as if it were the road; 4 cm after the siding's S-curve the follow sensor still
-        swings 330-600 (GREY_REF 500), and a trigger held back until it settled came up to 2 cm
-        into the bits, so the samples fell a bit late and read the name one bit off (L2, L3, L5;
-        docs/traffic_log.md, session 19). Printed black alone never triggers on the road's edge.
+        lane as if it were the road; just after the siding's S-curve the follow sensor still
+        swings, and a trigger held back until it settles comes late into the name's bits, so every
+        sample falls a bit late (docs/traffic_log.md, session 19). Printed black alone never
+        triggers on the road's edge.
         """
         p = self.params
         if read >= p.grey_thresh or follow >= p.grey_ref + p.white_margin or self.marks_suppressed():

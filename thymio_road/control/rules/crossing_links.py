@@ -9,11 +9,10 @@ heard in front when it outranks this one, without waiting to be asked; or, heari
 stagger later (2 events per rank of id, as ``give_up``'s), for the one it cannot hear.
 
 A branching's two links cross nearly head-on in their middle (B1: 25 cm of the two lanes within
-10 cm of each other), so robots on them meet nose to nose, about 21 cm apart, at angles where
-the IR cones reached one robot and not the other: thymio14 said "blocked by 2" for 43 s and
-thymio2 never heard it, until ``give_up`` (`final_traffic`, 15 robots, seed 12; session 19).
-The rank decides as ``outranked`` does; only the request is not needed. A priority vehicle
-never makes way here.
+10 cm of each other), so robots on them meet nose to nose, about 21 cm apart, at angles where the
+IR cones may reach one robot and not the other: the "blocked by" request then never arrives,
+and both stood until ``give_up`` (docs/traffic_log.md, session 19). The rank decides as
+``outranked`` does; only the request is not needed. A priority vehicle never makes way here.
 """
 from __future__ import annotations
 
