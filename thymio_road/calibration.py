@@ -51,9 +51,11 @@ def count_events(world: World, i: int, command: int, limit: int = 10_000) -> tup
     raise RuntimeError(f'robot {world.specs[i].name} never reached the calibration bar')
 
 
-def calibrate(robot_count: int, seed: int, params: WorldParams, command: int = REFERENCE_COMMAND
-              ) -> dict[int, dict[str, float]]:
-    """Speed factor and wheel balance of the robots a world with this seed and count creates.
+def calibrate(robot_count: int, seed: int, params: WorldParams, command: int = REFERENCE_COMMAND,
+              parked: int = 0) -> dict[int, dict[str, float]]:
+    """Speed factor and wheel balance of the robots a world with this seed and count creates,
+    and `parked` bodies after them (a scenario's traffic lights): the world draws every body's
+    gains in order, so a robot's wheel balance depends on how many bodies there are.
 
     The wheel balance is our addition: the report's strip kept the robot straight with its
     gradient (§10) but did not measure how much correction that took. Going straight, the left
@@ -62,8 +64,10 @@ def calibrate(robot_count: int, seed: int, params: WorldParams, command: int = R
     """
     strip = parse_map(_STRIP, 'calibration strip')
     pose = start_pose_on_road(strip, 'strip', 0.05)
-    # The robots' motor gains depend only on the seed and their index, not on the map.
-    world = World(strip, [RobotSpec(f'r{k}', *pose) for k in range(robot_count)], params, seed)
+    # The robots' motor gains depend only on the seed, their index and the bodies' count, not on
+    # the map.
+    world = World(strip, [RobotSpec(f'r{k}', *pose) for k in range(robot_count)]
+                  + [RobotSpec(f'parked{k}', *pose, static=True) for k in range(parked)], params, seed)
     exact = replace(params, motor_gain_spread=0.0, motor_noise=0.0)
     reference, _ = count_events(World(strip, [RobotSpec('ref', *pose)], exact, seed), 0, command)
     factors = {}

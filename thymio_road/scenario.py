@@ -259,9 +259,9 @@ def load_scenario(name_or_path: str | os.PathLike, robots: int | None = None, se
     seed = file_seed if seed is None else int(seed)
     if not 0 <= seed <= MAX_SEED:
         raise ScenarioError(f'seed: must be in 0..{MAX_SEED}, got {seed}')
-    entries = _robots(robots_data, source, road_map, defaults, robots, seed, world)
     ir = None if ir_data is None else _ir(ir_data, source)
     lights = () if lights_data is None else _lights(lights_data, source, road_map)
+    entries = _robots(robots_data, source, road_map, defaults, robots, seed, world, len(lights))
     if lights and ir is None:
         raise ScenarioError(f'{source}: scenario.lights: traffic lights talk by IR: the scenario needs the '
                             "IR medium too (add 'ir: {}')")
@@ -405,7 +405,7 @@ def _check_world(world: dict, source: str) -> None:
 
 def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             count_override: int | None, calibration_seed: int = 0,
-            calibration_world: dict | None = None) -> tuple[RobotEntry, ...]:
+            calibration_world: dict | None = None, lights: int = 0) -> tuple[RobotEntry, ...]:
     f = Fields(data, source, 'scenario.robots', ScenarioError)
     count = f.optional('count', int, 1)
     count = count if count_override is None else count_override
@@ -511,7 +511,9 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
     measured: dict[int, dict] = {}
     if auto_calibrate:
         # The report calibrated every robot before a run (§10); do it on the simulated ones.
-        measured = _calibration(count, calibration_seed, WorldParams(**calibration_world))
+        # The world draws its bodies' wheel gains in order, robots first, then the lights
+        # (robot_specs): the calibration world must hold as many bodies to give each robot its own.
+        measured = _calibration(count, calibration_seed, WorldParams(**calibration_world), lights)
     entries = []
     for k, (name, road_k, s, mission) in enumerate(plans):
         params = _with_id({**defaults, **measured.get(k, {}), **overrides.get(name, {})}, k)
@@ -610,18 +612,18 @@ def _capacity(road: Any, start: float, spans: list, most: int) -> int:
     return low
 
 
-def _calibration(count: int, seed: int, params: WorldParams) -> dict[int, dict]:
+def _calibration(count: int, seed: int, params: WorldParams, parked: int = 0) -> dict[int, dict]:
     """calibrate()'s measurements, a fresh copy each time: a pure function of its arguments, and
     the embedded runtime reads a scenario twice (the command, then the world node from its file):
     calibrating once saves half a second of a short run's start.
     """
-    return {k: dict(v) for k, v in _calibrated(count, seed, params).items()}
+    return {k: dict(v) for k, v in _calibrated(count, seed, params, parked).items()}
 
 
 @lru_cache(maxsize=8)
-def _calibrated(count: int, seed: int, params: WorldParams) -> dict[int, dict]:
+def _calibrated(count: int, seed: int, params: WorldParams, parked: int) -> dict[int, dict]:
     from thymio_road.calibration import calibrate
-    return calibrate(count, seed, params)
+    return calibrate(count, seed, params, parked=parked)
 
 
 def _robot_of_run(name: Any, names: list[str], prefix: str, count_override: int | None) -> bool:

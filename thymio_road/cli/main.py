@@ -283,7 +283,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     check_out_file(args.out)
     scenario = load_scenario(args.scenario, robots=args.robots, seed=args.seed)
     names = [r.name for r in scenario.robots]
-    factors = calibrate(len(names), scenario.seed, world_params(scenario))
+    factors = calibrate(len(names), scenario.seed, world_params(scenario), parked=len(scenario.lights))
     args.out.parent.mkdir(parents=True, exist_ok=True)  # checked writable before calibrating
     write_overrides(names, factors, args.out)
     for i, name in enumerate(names):
