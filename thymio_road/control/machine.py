@@ -136,7 +136,7 @@ class ReportMachine(LineFollowing, BarcodeReading):
         else:
             self.counter_continue += 1
             self.checking_mark = self.action is Action.ROUNDABOUT and self.policy.notices_left_ring \
-                and self.params.read_method == 'report'
+                and self.params.read_method != 'matched'
             self._set_state(State.CONTINUE)
 
     def _crossroad_mark(self) -> None:
