@@ -118,7 +118,8 @@ def test_centred_samples_stay_inside_their_bits_for_robots_off_eq1(speed):
 
 def test_the_reports_third_sample_at_150_is_at_the_edge_of_its_bit():
     """Why the centred samples: at 150 the report's third sample is 0.6 mm into bit 3 when the
-    trigger fired at the sync bit's edge, so a robot 2 % short of eq. (1) reads bit 3 in bit 2."""
+    trigger fired at the sync bit's edge, so a robot 2 % short of eq. (1) reads bit 3 in bit 2.
+    """
     from thymio_road.control.reading import BIT_CM
     c = RoadController(ControllerParams(speed=150))
     third = c.read_schedule()[2]
