@@ -536,6 +536,25 @@ def test_a_robot_on_a_locations_road_lane_keeps_behind_a_robot_in_the_siding():
     assert ambulance.step(GREY, SIDING_ROBOT_AHEAD) != (0, 0)
 
 
+def test_a_committed_road_robot_keeps_behind_a_siding_robot_when_the_light_no_longer_opens_the_road():
+    """final_traffic 15 robots seed 14 at L3: a road robot past its merge commitment, slowed
+    by a siding queue, came within hearing of the light during the siding's green and drew level
+    with the siding robot the green had let go; they met at the merge. Once the light says the
+    road lane is not green (the siding's green, the all red), the siding robot beside it at the
+    front right stops it as before the light; its own green (node+40) lets it pass.
+    """
+    for code, stops in ((2 + STOP, True), (2 + 60, True), (2 + GO, False)):
+        c = at_location(_improved(3))
+        c.current_node = 2
+        while not c.policy.merge_committed(c):
+            c.step(GREY, CLEAR)
+        c.on_comm(code)
+        assert not c.stopped_by_light
+        assert (c.step(GREY, SIDING_ROBOT_AHEAD) == (0, 0)) is stops, code
+        if stops:
+            assert c.step(GREY, CLEAR) != (0, 0)
+
+
 #: A ring robot the entering robot yielded to, gone on along the ring past the entry and
 #: standing in a queue there, at its front right only (generated:7032, 15 robots, 112.6 s).
 RING_ROBOT_AT_THE_FRONT_RIGHT = [0, 0, 0, 897, 3679, 0, 0]

@@ -38,11 +38,21 @@ class LightObedience:
         self.quiet = 0
         #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR).
         self.since_light = LIGHT_NEAR + 1
+        #: The last light code heard, as (command, node): what the light says now, whether the
+        #: robot obeys it or has committed past it.
+        self.last_heard: tuple[str, int] | None = None
         #: On a crossroad's approach from an unknown node: the loudest each light was heard.
         self.arms: dict[int, int] = {}
 
     def near_light(self) -> bool:
         return self.since_light <= LIGHT_NEAR
+
+    def says_go(self, node: int | None) -> bool:
+        """Near a light whose last code heard opens the road lane of node `node` (node+40; any
+        node when the robot does not know where it is, as the lights' addressing does).
+        """
+        heard = self.last_heard
+        return self.near_light() and heard is not None and heard[0] == 'go' and node in (None, heard[1])
 
     def obeys(self) -> bool:
         """A priority vehicle passes red lights (report §11); the others give way to it."""
@@ -57,6 +67,7 @@ class LightObedience:
             return
         self.since_light = 0
         command, node = decoded
+        self.last_heard = decoded
         lane = self.stopped_lane if self.stopped else self.context(ctl)
         if lane is None:
             return

@@ -14,9 +14,14 @@ off with a road robot level with it turns into that robot's flank. A robot kept 
 siding robot turn in ahead of it and follows it; a siding robot behind a road robot sees it on
 its front-left sensor (rules/merge_watch.py).
 
-Not near a light (one heard in the last 2 s, ``LIGHT_NEAR``): a location's light keeps the lanes
-apart itself (the siding held while the road lane goes, the all red to clear the merge), and a
-road robot kept behind a siding robot the light holds would stand through its own green. Not for
+Not while the location's light gives the road lane green (its go heard in the last 2 s,
+``LIGHT_NEAR``): the light holds the siding then, and a road robot kept behind a siding robot the
+light holds would stand through its own green. In the light's all red and the siding's green the
+light no longer keeps the lanes apart for a road robot that has committed to the merge (it drives
+through a red, rules/merge_commit.py) and was slowed on the way: one that stood 12 s beside a
+siding queue, too far from the light to be heard, drew level with the queue's first robot when
+the siding's green let it go, and the two met at the merge (final_traffic 15 robots seed 14, at
+L3; docs/traffic_log.md, session 20). Not for
 a priority vehicle: the others give way to it (report §11), and kept behind robots delivering in
 the sidings it lost the time it is meant to save. The runs: docs/traffic_log.md, session 16.
 """
@@ -32,6 +37,8 @@ class KeepBehindAtMerge(Rule):
 
     @staticmethod
     def watches_right(ctl) -> bool:
-        """On a location's road lane before its merge, away from a light, not a priority vehicle."""
+        """On a location's road lane before its merge, not in its light's green for the road,
+        not a priority vehicle.
+        """
         return (ctl.action is Action.LOCATION and ctl.counter_continue == 1 and ctl.state is State.ACTION
-                and not ctl.lights.near_light() and ctl.params.kind != 'priority')
+                and not ctl.lights.says_go(ctl.current_node) and ctl.params.kind != 'priority')
