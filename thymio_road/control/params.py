@@ -49,11 +49,12 @@ class ControllerParams:
     trigger_security: str = param('report', choices=('report', 'strict'))
     black_ratio: float = param(0.3, 0.0, 1.0, low_open=True, high_open=True)
     #: 'report': one sample per bit at counts 1 + ((2k+1)·interval − 1)/2 in integer arithmetic,
-    #: as in Appendix A; 'centred': one sample per bit at the count that puts it nearest the
-    #: bit's centre for eq. (1)'s distance per event, READ ending at the report's count;
-    #: 'matched': a sample at every event, decoded as the code that explains them best for that
-    #: distance per event — see docs/barcodes.md.
-    read_method: str = param('report', choices=('report', 'centred', 'matched'))
+    #: as in Appendix A; 'inset': the report's counts, each moved on by whole events until it
+    #: lies at least INSET_CM into its bit for eq. (1)'s distance per event; 'centred': one
+    #: sample per bit at the count that puts it nearest the bit's centre (both end READ at the
+    #: report's count); 'matched': a sample at every event, decoded as the code that explains
+    #: them best for that distance per event — see docs/barcodes.md.
+    read_method: str = param('report', choices=('report', 'inset', 'centred', 'matched'))
     #: Act on the codes read (speed changes, intersections); off for reading experiments.
     barcode_actions: bool = True
     #: The robot's speed calibration (report §10): motor commands are multiplied by it so that

@@ -17,6 +17,10 @@ from thymio_road.map.barcode import BIT_LENGTH, BLACK_MARGIN_CM, decode_matched
 SPEED_CM_PER_UNIT = 0.032
 BIT_CM = BIT_LENGTH * 100
 EVENT_PERIOD = 0.1
+#: read_method 'inset': how far into its bit a sample lies at least, for a trigger at the sync
+#: bit's edge and eq. (1)'s distance per event: the bit's printed black starts BLACK_MARGIN_CM
+#: in, and a robot 1 % short of eq. (1) samples bit 3 about 0.08 cm early.
+INSET_CM = 0.2
 
 
 class BarcodeReading:
@@ -36,7 +40,18 @@ class BarcodeReading:
         """READ counts (the trigger event is 1) of the three samples and of the end (Appendix A)."""
         i = self.interval
         report = tuple(1 + adiv((2 * k + 1) * i - 1, 2) for k in (1, 2, 3, 4))
-        if self.params.read_method != 'centred':
+        method = self.params.read_method
+        if method == 'inset':
+            # At 150 the report's third sample lies 0.6 mm into bit 3 for a trigger at the sync
+            # bit's edge: a robot 1.3 % short of eq. (1) read X1's code 5 as 1 (final_traffic,
+            # 10 robots, seeds 25 and 13). Moved one event on it is 5.4 mm in, and still 2 cm
+            # before the code's end for a trigger that came late (the strict security waits for
+            # the follow sensor after a curve: up to 1.7 cm, docs/barcodes.md).
+            step = self.step_cm
+            first, second, third = (max(c, 1 + math.ceil((k * BIT_CM + INSET_CM) / step - 1e-9))
+                                    for k, c in zip((1, 2, 3), report))
+            return first, second, third, max(report[3], third)
+        if method != 'centred':
             return report  # type: ignore[return-value]
         # The trigger fires somewhere in the sync bit's first event of travel, half a step in on
         # average; a sample n events later lies n steps further. The report's integer interval
