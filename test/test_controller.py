@@ -116,6 +116,24 @@ def test_centred_samples_stay_inside_their_bits_for_robots_off_eq1(speed):
                 assert k * BIT_CM + 0.3 <= at <= (k + 1) * BIT_CM - 0.3, (error, phase, k, at)
 
 
+@pytest.mark.parametrize('speed,counts', [(150, (8, 13, 19, 23)), (260, (5, 8, 11, 14)), (410, (4, 6, 8, 9))])
+def test_inset_samples_are_the_reports_moved_on_into_their_bits(speed, counts):
+    """Each of the report's counts, moved on by whole events until it lies 2 mm into its bit for
+    a trigger at the sync bit's edge: at 150 only bit 3 moves, at 260 none; READ ends as the
+    report's. Late triggers keep room: the third sample stays more than 2 cm before the code's
+    end at 150.
+    """
+    from thymio_road.control.reading import BIT_CM
+    c = RoadController(ControllerParams(speed=speed, read_method='inset'))
+    assert c.read_schedule() == counts
+    report = RoadController(ControllerParams(speed=speed)).read_schedule()
+    assert counts[3] == report[3] and all(a >= b for a, b in zip(counts, report))
+    for k, count in enumerate(counts[:3], start=1):
+        assert (count - 1) * c.step_cm >= k * BIT_CM + 0.2
+    if speed == 150:
+        assert 4 * BIT_CM - (counts[2] - 1) * c.step_cm > 2.0
+
+
 def test_the_reports_third_sample_at_150_is_at_the_edge_of_its_bit():
     """Why the centred samples: at 150 the report's third sample is 0.6 mm into bit 3 when the
     trigger fired at the sync bit's edge, so a robot 2 % short of eq. (1) reads bit 3 in bit 2.

@@ -291,7 +291,7 @@ def nominal_speeds(out: Path, laps: float, seed: int, **sweep_options: Any) -> l
     robot calibrated and with its calibration off (SHORTS).
     """
     rows = []
-    cases = [(method, speed, short) for short in SHORTS for method in ('report', 'centred', 'matched')
+    cases = [(method, speed, short) for short in SHORTS for method in ('report', 'inset', 'centred', 'matched')
              for speed in (150, 260, 410)]
     runs = _run_tracks([TrackJob(oval_track(), speed, laps, seed, {'read_method': method}, short=short,
                                  label=f'{method} read at {speed}, {100 * short:g} % short, seed {seed}')
