@@ -36,8 +36,8 @@ def test_calibrate_writes_into_a_new_folder(tmp_path, monkeypatch):
     """The check accepts a folder that does not exist yet, so the command must make it."""
     import thymio_road.calibration as calibration
     from thymio_road.cli.main import main
-    monkeypatch.setattr(calibration, 'calibrate',
-                        lambda n, seed, world, parked=0: {k: {'speed_factor': 1.0, 'wheel_balance': 1.0} for k in range(n)})
+    monkeypatch.setattr(calibration, 'calibrate', lambda n, seed, world, parked=0: {
+        k: {'speed_factor': 1.0, 'wheel_balance': 1.0} for k in range(n)})
     out = tmp_path / 'new' / 'cal.yaml'
     assert main(['calibrate', '--robots', '2', '--out', str(out)]) == 0
     assert 'thymio2' in out.read_text()

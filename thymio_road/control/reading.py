@@ -58,7 +58,8 @@ class BarcodeReading:
         # drifts from the bits: at 150 its third sample lies 0.6 mm into bit 3 when the trigger
         # fired at the bit's edge, so a robot 2 % short of eq. (1) read that bit in bit 2
         # (final_traffic, 10 robots, seed 25: code 5 read as 1). Centred, each sample has about
-        # half a bit less half a step of room either way.
+        # half a bit less half a step of room either way, which is too little for the triggers
+        # that come late in traffic (docs/barcodes.md: why final_traffic uses 'inset').
         step = self.step_cm
         first, second, third = (1 + round(((k + 0.5) * BIT_CM - step / 2) / step) for k in (1, 2, 3))
         return first, second, third, max(report[3], third)

@@ -551,7 +551,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         print(f"interval {w['interval']}: predicted {w['predicted']}, measured {w['measured']}")
     if args.nominal_laps > 0:
         for r in nominal_speeds(args.out, args.nominal_laps, args.seed, **options):
-            print(f"{r['read_method']:>7} read at {r['speed']}, {100 * r['short']:g} % short: triggers {r['triggered']}/{r['passes']}, "
+            print(f"{r['read_method']:>7} read at {r['speed']}, {100 * r['short']:g} % short: "
+                  f"triggers {r['triggered']}/{r['passes']}, "
                   f"correct {r['correct']}/{r['passes']} ({100 * r['success_rate']:.1f} %)")
     return _failures(options)
 

@@ -21,9 +21,9 @@ light no longer keeps the lanes apart for a road robot that has committed to the
 through a red, rules/merge_commit.py) and was slowed on the way: one that stood 12 s beside a
 siding queue, too far from the light to be heard, drew level with the queue's first robot when
 the siding's green let it go, and the two met at the merge (final_traffic 15 robots seed 14, at
-L3; docs/traffic_log.md, session 20). Not for
-a priority vehicle: the others give way to it (report §11), and kept behind robots delivering in
-the sidings it lost the time it is meant to save. The runs: docs/traffic_log.md, session 16.
+L3; docs/traffic_log.md, session 20). Not for a priority vehicle: the others give way to it
+(report §11), and kept behind robots delivering in the sidings it lost the time it is meant to
+save. The runs: docs/traffic_log.md, session 16.
 """
 from __future__ import annotations
 
