@@ -405,7 +405,7 @@ def _check_world(world: dict, source: str) -> None:
 
 def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
             count_override: int | None, calibration_seed: int = 0,
-            calibration_world: dict | None = None, lights: int = 0) -> tuple[RobotEntry, ...]:
+            calibration_world: dict | None = None, light_count: int = 0) -> tuple[RobotEntry, ...]:
     f = Fields(data, source, 'scenario.robots', ScenarioError)
     count = f.optional('count', int, 1)
     count = count if count_override is None else count_override
@@ -513,7 +513,7 @@ def _robots(data: dict, source: str, road_map: RoadMap, defaults: dict,
         # The report calibrated every robot before a run (§10); do it on the simulated ones.
         # The world draws its bodies' wheel gains in order, robots first, then the lights
         # (robot_specs): the calibration world must hold as many bodies to give each robot its own.
-        measured = _calibration(count, calibration_seed, WorldParams(**calibration_world), lights)
+        measured = _calibration(count, calibration_seed, WorldParams(**calibration_world), light_count)
     entries = []
     for k, (name, road_k, s, mission) in enumerate(plans):
         params = _with_id({**defaults, **measured.get(k, {}), **overrides.get(name, {})}, k)

@@ -43,10 +43,10 @@ class BarcodeReading:
         method = self.params.read_method
         if method == 'inset':
             # At 150 the report's third sample lies 0.6 mm into bit 3 for a trigger at the sync
-            # bit's edge: a robot 1.3 % short of eq. (1) read X1's code 5 as 1 (final_traffic,
-            # 10 robots, seeds 25 and 13). Moved one event on it is 5.4 mm in, and still 2 cm
-            # before the code's end for a trigger that came late (the strict security waits for
-            # the follow sensor after a curve: up to 1.7 cm, docs/barcodes.md).
+            # bit's edge, so a robot 1 % short of eq. (1) reads that bit in bit 2. Moved one
+            # event on it is 5.4 mm in, and still 2 cm before the code's end for a trigger that
+            # came late (the strict security waits for the follow sensor after a curve: up to
+            # 1.7 cm, docs/barcodes.md).
             step = self.step_cm
             first, second, third = (max(c, 1 + math.ceil((k * BIT_CM + INSET_CM) / step - 1e-9))
                                     for k, c in zip((1, 2, 3), report))
@@ -55,11 +55,9 @@ class BarcodeReading:
             return report  # type: ignore[return-value]
         # The trigger fires somewhere in the sync bit's first event of travel, half a step in on
         # average; a sample n events later lies n steps further. The report's integer interval
-        # drifts from the bits: at 150 its third sample lies 0.6 mm into bit 3 when the trigger
-        # fired at the bit's edge, so a robot 2 % short of eq. (1) read that bit in bit 2
-        # (final_traffic, 10 robots, seed 25: code 5 read as 1). Centred, each sample has about
-        # half a bit less half a step of room either way, which is too little for the triggers
-        # that come late in traffic (docs/barcodes.md: why final_traffic uses 'inset').
+        # drifts from the bits (above). Centred, each sample has about half a bit less half a
+        # step of room either way, which is too little for the triggers that come late in
+        # traffic (docs/barcodes.md: why final_traffic uses 'inset').
         step = self.step_cm
         first, second, third = (1 + round(((k + 0.5) * BIT_CM - step / 2) / step) for k in (1, 2, 3))
         return first, second, third, max(report[3], third)

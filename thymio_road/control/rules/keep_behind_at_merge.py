@@ -18,10 +18,9 @@ Not while the location's light gives the road lane green (its go heard in the la
 ``LIGHT_NEAR``): the light holds the siding then, and a road robot kept behind a siding robot the
 light holds would stand through its own green. In the light's all red and the siding's green the
 light no longer keeps the lanes apart for a road robot that has committed to the merge (it drives
-through a red, rules/merge_commit.py) and was slowed on the way: one that stood 12 s beside a
-siding queue, too far from the light to be heard, drew level with the queue's first robot when
-the siding's green let it go, and the two met at the merge (final_traffic 15 robots seed 14, at
-L3; docs/traffic_log.md, session 20). Not for a priority vehicle: the others give way to it
+through a red, rules/merge_commit.py): slowed on the way, it can reach the merge after the all red
+has run out, beside the siding robot that the siding's green let go (docs/traffic_log.md, session
+20). Not for a priority vehicle: the others give way to it
 (report §11), and kept behind robots delivering in the sidings it lost the time it is meant to
 save. The runs: docs/traffic_log.md, session 16.
 """
