@@ -45,7 +45,7 @@ CASES = {
     'final_traffic_seed2': ('final_traffic', 2, 15, None),
     'priority_seed1': ('priority', 1, None, None),
     'final_traffic_report_rules': ('final_traffic', 3, None, {'traffic_rules': 'report', 'recovery': 'report',
-                                                              'read_method': 'report'}),
+                                                              'read_method': 'report', 'light_edge': 0}),
     'final_report': ('final', 0, 4, None),
     # Ten minutes: robots make way and hold (rare in two minutes).
     'priority_seed1_600s': ('priority', 1, None, None, 600.0),

@@ -116,7 +116,7 @@ PRIORITY_BEFORE = {
     'name': 'priority', 'map': '../maps/final.yaml', 'duration': 1800.0, 'seed': 1,
     'controller': {'speed': 150, 'trigger_security': 'strict', 'read_method': 'inset', 'bias_crossroad': 100,
                    'bias_crossroad_left': 80, 'avoidance': 'v2', 'recovery': 'both', 'traffic_rules': 'improved',
-                   'light_timeout': 100},
+                   'light_timeout': 100, 'light_edge': 5},
     'robots': {'count': 16, 'road': 'north', 'start': 3.3, 'calibrate': True,
                'overrides': {'thymio1': {'kind': 'priority'}}, 'missions': {'thymio1': [4]}},
     'ir': {'model': 'enki_doc'},

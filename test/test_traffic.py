@@ -441,6 +441,48 @@ def _crossroad_graph(previous):
     return _fake_graph(nodes, roads, approaches, options)
 
 
+def _stopped_at_crossroad(**params):
+    c = at_crossroad(RoadController(ControllerParams(light_timeout=100, light_timeout_crossroad=1050, **params)))
+    c.previous_node, c.current_node = 4, 0
+    c.on_comm(4 + GO)
+    c.step(GROUND, PROX)
+    c.on_comm(4 + ALL_STOP)
+    assert c.stopped_by_light
+    return c
+
+
+def test_a_robot_stopped_just_past_its_lights_reach_drives_on():
+    """Priority seed 11: the all red came as thymio9 passed the last millimetre X1's light
+    reaches; it stopped 1 mm beyond, heard nothing more, and the crossroad's timeout (a dead
+    light's) held it and the ambulance behind it for 105 s.
+    """
+    c = _stopped_at_crossroad(light_edge=5)
+    for _ in range(4):
+        assert c.step(GROUND, PROX) == (0, 0)
+    assert c.step(GROUND, PROX) != (0, 0) and c.state is State.ACTION
+    assert [e.data['command'] for e in c.drain_events() if e.kind == 'light'] == ['stop', 'edge']
+    c.on_comm(4 + ALL_STOP)  # a gap between the light's sectors: driving on, it hears the red again
+    assert c.stopped_by_light
+
+
+@pytest.mark.parametrize('then', ['heard again', 'no edge rule'])
+def test_a_robot_that_hears_its_light_after_the_stop_waits_for_the_go_or_a_dead_lights_timeout(then):
+    c = _stopped_at_crossroad(light_edge=5 if then == 'heard again' else 0)
+    if then == 'heard again':
+        c.on_comm(4 + ALL_STOP)  # within the light's reach: silence now is a dead light's
+    for _ in range(1050):
+        assert c.step(GROUND, PROX) == (0, 0)
+    assert c.step(GROUND, PROX) != (0, 0)
+    assert [e.data['command'] for e in c.drain_events() if e.kind == 'light'] == ['stop', 'timeout']
+
+
+def test_a_robot_held_in_its_siding_without_a_code_is_not_at_the_edge_of_a_lights_reach():
+    c = _at_location('siding', light_edge=5, light_timeout=100)
+    c.lights.hold_in_siding(c)  # back in the siding after making way: it waits for the light again
+    for _ in range(100):
+        assert c.step(GROUND, PROX) == (0, 0)
+
+
 def test_crossroad_lanes_are_addressed_by_their_previous_nodes():
     places = light_places(_crossroad_graph(['R', 'B', 'R', 'X']))
     lanes = {lane.name: lane for p in places for lane in p.lanes}

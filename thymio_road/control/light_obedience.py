@@ -5,7 +5,8 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Obeying the traffic lights (Appendix A's allStop / allStart and incrementCounter;
-docs/traffic.md): which lane a light's code addresses, the stop, the go, and the timeout.
+docs/traffic.md): which lane a light's code addresses, the stop, the go, the edge of a light's
+reach, and the timeout.
 """
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ class LightObedience:
         self.stopped_lane: tuple[str, int | None] | None = None
         #: Events held without hearing the light (light_timeout).
         self.quiet = 0
+        #: Stopped by a light's code, and not heard it since (light_edge).
+        self.unheard_since_stop = False
         #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR).
         self.since_light = LIGHT_NEAR + 1
         #: The last light code heard, as (command, node): what the light says now, whether the
@@ -79,6 +82,7 @@ class LightObedience:
         elif address is not None and node != address:
             return
         self.quiet = 0
+        self.unheard_since_stop = False
         stop = command != 'go' if kind != 'siding' else command != 'stop'
         if kind == 'siding':
             stop = ctl.policy.siding_stop(ctl, command, stop)
@@ -122,6 +126,7 @@ class LightObedience:
             return
         self.stopped = True
         self.stopped_lane = lane
+        self.unheard_since_stop = code is not None
         self.old_state = ctl.state
         ctl.events.append(Event('light', {'code': code, 'command': 'stop', 'lane': lane[0],
                                           'from': ctl.state.name}))
@@ -162,14 +167,19 @@ class LightObedience:
         return (p.light_timeout_crossroad or p.light_timeout) if at_crossroad else p.light_timeout
 
     def tick(self, ctl) -> bool:
-        """Each event: the timeout (when set), the end of the siding lane; True while held."""
+        """Each event: the edge of the light's reach and the timeout (when set), the end of the
+        siding lane; True while held.
+        """
         self.since_light = min(self.since_light + 1, LIGHT_NEAR + 1)
         if self.arms and not self.stopped and self.context(ctl) is None:
             self.arms.clear()  # the approach is over: the next crossroad's lights are others
         if self.stopped or not self.increment_counter:
             self.quiet += 1
             timeout = self.timeout()
-            if timeout and self.quiet > timeout:
+            if self.stopped and self.unheard_since_stop and self.params.light_edge \
+                    and self.quiet >= self.params.light_edge:
+                self.go(ctl, None, self.stopped_lane, 'edge')
+            elif timeout and self.quiet > timeout:
                 self.go(ctl, None, self.stopped_lane or ('siding', ctl.current_node))
             elif self.stopped and ctl.policy.priority_behind(ctl):
                 self.go(ctl, None, self.stopped_lane, 'priority')

@@ -98,12 +98,18 @@ class ControllerParams:
     light_timeout: int = param(0, 0, 100000, 'counts')
     #: The timeout at a crossroad's light (0: `light_timeout`; a scenario with crossroad lights
     #: sets it from their timing, scenario.crossroad_light_timeout). Silence there is not a green:
-    #: with four lights and the robots around it all sending, a held robot can miss every code of
-    #: its light for longer than a location's timeout while the light still says red, and a robot
-    #: that drives on then meets the crossing lanes' green (issue #27: a contact at X1's east exit
-    #: 10 s into an all red). Longer than the crossroad's longest red, it lets only a light that
-    #: has died (the report's battery, §9) be driven past.
+    #: a robot that drove on after a location's timeout met the crossing lanes' green (issue #27:
+    #: a contact at X1's east exit 10 s into an all red). Longer than the crossroad's longest red,
+    #: it lets only a light that has died (the report's battery, §9) be driven past.
     light_timeout_crossroad: int = param(0, 0, 100000, 'counts')
+    #: Stopped by a light's code, the robot drives on after this many events in which it has
+    #: not heard the light again (0: never, the report's robots). The light sends every event and
+    #: the robot stands still, so silence right after the stop means that it stopped just past
+    #: where the light reaches: a robot 1 mm further would never have heard the red and would be
+    #: crossing. Driving on, it stops again at once if it stood in a gap of the light's sectors
+    #: (enki_doc's emitters cover ±15° each). Without it, the crossroad's long timeout held such a
+    #: robot, and the priority vehicle behind it, for 105 s (priority seed 11); docs/traffic.md.
+    light_edge: int = param(0, 0, 1000, 'counts')
     light_siding_count: int = param(40, 1, 1000, 'counts')
     #: Improved rules: how far past a location's siding entry a robot on the road obeys the
     #: location's light, in events at the lowest speed (its wheel commands are summed, so a robot
