@@ -674,6 +674,21 @@ def test_the_ambulance_closes_up_at_a_barcodes_trigger_too():
     assert lone.policy.front_limit(lone) == ControllerParams().obs_threshold  # nobody heard
 
 
+def test_a_queued_robot_with_the_news_closes_up_at_a_barcodes_trigger_too():
+    """Priority seed 11: with the news of the ambulance behind it, a robot waited on the trigger
+    of X1's code 23.5 cm behind the robot X1's light held, which never heard it; the ambulance
+    waited behind both for the light's own cycle.
+    """
+    middle = _queued_at_a_light(3, priority_behind_code(2))
+    middle.on_comm(waiting_code(7), FRONT)
+    middle.on_comm(announce_code(Role.ROAD, 7), FRONT)
+    assert middle.policy.front_limit(middle) == middle.params.priority_close_threshold
+    plain = _queued_at_a_light(6, announce_code(Role.ROAD, 9))
+    plain.on_comm(waiting_code(7), FRONT)
+    plain.on_comm(announce_code(Role.ROAD, 7), FRONT)
+    assert plain.policy.front_limit(plain) == plain.params.obs_threshold
+
+
 def _blocked(robot, steps, hear=()):
     """Drive 2 s, then stand blocked in front for `steps` events, hearing `hear` each event;
     returns the make_way events and what the robot sent.

@@ -21,7 +21,8 @@ from controller_situations import (at_crossroad, at_location, choosing, cross, c
                                    read_code)
 from prox_comm_reference import naive_step
 from swarm_comm.prox_comm import ENKI_DOC, ProxCommChannel, range_with_gain
-from thymio_road.control.controller import ControllerParams, Mode, RoadController, State
+from thymio_road.control.controller import (ControllerParams, EVENT_PERIOD, Mode, RoadController, SPEED_CM_PER_UNIT,
+                                            State)
 from thymio_road.control.right_of_way import announce_code, priority_behind_code, Role, waiting_code
 from thymio_road.control.traffic_light import Battery, decode, Timing, TrafficLight
 from thymio_road.map.intersections import advance, crossroad, Intersection
@@ -451,21 +452,38 @@ def _stopped_at_crossroad(**params):
     return c
 
 
-def test_a_robot_stopped_just_past_its_lights_reach_drives_on():
+def test_a_robot_stopped_just_past_its_crossroad_lights_reach_backs_until_it_hears_it():
     """Priority seed 11: the all red came as thymio9 passed the last millimetre X1's light
     reaches; it stopped 1 mm beyond, heard nothing more, and the crossroad's timeout (a dead
-    light's) held it and the ambulance behind it for 105 s.
+    light's) held it, and the ambulance behind it, through two greens for 105 s.
     """
     c = _stopped_at_crossroad(light_edge=5)
     for _ in range(4):
         assert c.step(GROUND, PROX) == (0, 0)
+    backing = c.step(GROUND, PROX)
+    assert backing[0] < 0 and backing[1] < 0 and c.stopped_by_light  # still held: it only backs
+    assert [e.kind for e in c.drain_events() if e.kind.startswith('light')] == ['light', 'light_refind']
+    assert c.step(GROUND, PROX) == backing
+    c.on_comm(4 + ALL_STOP)  # heard again: it waits there for the go
+    for _ in range(20):
+        assert c.step(GROUND, PROX) == (0, 0)
+    c.on_comm(4 + GO)
     assert c.step(GROUND, PROX) != (0, 0) and c.state is State.ACTION
-    assert [e.data['command'] for e in c.drain_events() if e.kind == 'light'] == ['stop', 'edge']
-    c.on_comm(4 + ALL_STOP)  # a gap between the light's sectors: driving on, it hears the red again
-    assert c.stopped_by_light
 
 
-@pytest.mark.parametrize('then', ['heard again', 'no edge rule'])
+def test_a_robot_that_cannot_find_its_light_again_backs_3_cm_at_most_and_not_into_the_one_behind():
+    c = _stopped_at_crossroad(light_edge=5)
+    backed = 0.0
+    for _ in range(1000):
+        left, right = c.step(GROUND, PROX)
+        backed -= (left + right) / 2 * SPEED_CM_PER_UNIT * EVENT_PERIOD
+    assert 2.9 < backed < 3.2 and c.stopped_by_light
+    close_behind = [0, 0, 0, 0, 0, 3500, 3500]
+    c = _stopped_at_crossroad(light_edge=5)
+    assert all(c.step(GROUND, close_behind) == (0, 0) for _ in range(50))
+
+
+@pytest.mark.parametrize('then', ['heard again', 'no refinding'])
 def test_a_robot_that_hears_its_light_after_the_stop_waits_for_the_go_or_a_dead_lights_timeout(then):
     c = _stopped_at_crossroad(light_edge=5 if then == 'heard again' else 0)
     if then == 'heard again':
@@ -476,9 +494,13 @@ def test_a_robot_that_hears_its_light_after_the_stop_waits_for_the_go_or_a_dead_
     assert [e.data['command'] for e in c.drain_events() if e.kind == 'light'] == ['stop', 'timeout']
 
 
-def test_a_robot_held_in_its_siding_without_a_code_is_not_at_the_edge_of_a_lights_reach():
+def test_only_a_crossroad_robot_stopped_by_a_code_backs_to_find_its_light():
     c = _at_location('siding', light_edge=5, light_timeout=100)
     c.lights.hold_in_siding(c)  # back in the siding after making way: it waits for the light again
+    for _ in range(100):
+        assert c.step(GROUND, PROX) == (0, 0)
+    c = _at_location(light_edge=5, light_timeout=100)
+    c.on_comm(2 + STOP)  # a location's light: its timeout is short, and a mark may lie just behind
     for _ in range(100):
         assert c.step(GROUND, PROX) == (0, 0)
 

@@ -40,7 +40,8 @@ __all__ = ['Action', 'ControllerParams', 'Event', 'Mode', 'RoadController', 'Sta
 class RoadController(ReportMachine):
     """One robot's mind. Each event (:meth:`step`), in this order:
 
-    1. the lights' tick: the timeout, the end of a siding's light lane; held by a light, stop;
+    1. the lights' tick: the timeout, the end of a siding's light lane; held by a light, stop
+       (or back to hear a crossroad's light again);
     2. STOP: stand (delivering counts its stop);
     3. the policy's override: a rule that takes the wheels (making way, holding, yielding);
     4. the percept's front obstacle, and the policy's look at it (facing a light);
@@ -79,7 +80,7 @@ class RoadController(ReportMachine):
 
     def _step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
         if self.lights.tick(self):
-            return 0, 0
+            return self._calibrated(*self.lights.held_wheels(max(prox[5], prox[6])))
         if self.state is State.STOP:
             if self.delivering:
                 self._deliver(self.lights.increment_counter)

@@ -5,19 +5,28 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Obeying the traffic lights (Appendix A's allStop / allStart and incrementCounter;
-docs/traffic.md): which lane a light's code addresses, the stop, the go, the edge of a light's
-reach, and the timeout.
+docs/traffic.md): which lane a light's code addresses, the stop, the go, finding a light again
+past the edge of its reach, and the timeout.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 from thymio_road.control.events import Action, Event, State
+from thymio_road.control.reading import EVENT_PERIOD, SPEED_CM_PER_UNIT
 from thymio_road.control.traffic_light import decode
 
 #: Events (0.1 s) after the last light code heard during which the robot counts as near a light
 #: (the lights send every 0.1 s).
 LIGHT_NEAR = 20
+#: How far a robot backs at most to hear its crossroad's light again (light_edge): it stopped at
+#: most one event's drive (1.3 cm at the highest speed) past where it heard the red, and the
+#: medium took its pose of the event before (docs/traffic.md).
+REFIND_CM = 3.0
+#: Backing per event: where the light reaches can be a millimetre wide (past the end of X1's
+#: south light's sectors, 2.5 cm on, a robot heard the red over 1 mm: priority seed 11).
+REFIND_STEP_CM = 0.05
 
 
 class LightObedience:
@@ -39,6 +48,8 @@ class LightObedience:
         self.quiet = 0
         #: Stopped by a light's code, and not heard it since (light_edge).
         self.unheard_since_stop = False
+        #: Events of backing left to hear the light again (light_edge).
+        self.refinding = 0
         #: Events since the robot last heard any traffic light's code (see LIGHT_NEAR).
         self.since_light = LIGHT_NEAR + 1
         #: The last light code heard, as (command, node): what the light says now, whether the
@@ -140,6 +151,7 @@ class LightObedience:
         if self.stopped:
             self.stopped = False
             self.stopped_lane = None
+            self.refinding = 0
             ctl.events.append(Event('light', {'code': code, 'command': command, 'lane': lane[0] if lane else None,
                                               'to': self.old_state.name}))
             ctl._set_state(self.old_state)
@@ -166,9 +178,35 @@ class LightObedience:
         at_crossroad = self.stopped_lane is not None and self.stopped_lane[0] == 'crossroad'
         return (p.light_timeout_crossroad or p.light_timeout) if at_crossroad else p.light_timeout
 
+    @staticmethod
+    def refind_speed() -> int:
+        """The wheel speed that backs REFIND_STEP_CM per event."""
+        return max(1, round(REFIND_STEP_CM / (SPEED_CM_PER_UNIT * EVENT_PERIOD)))
+
+    def refind_events(self) -> int:
+        """Events of backing that cover REFIND_CM."""
+        return math.ceil(REFIND_CM / (self.refind_speed() * SPEED_CM_PER_UNIT * EVENT_PERIOD))
+
+    def held_wheels(self, rear: int) -> tuple[int, int]:
+        """The wheels of a robot held by a light: still, or backing straight, slowly, to where it
+        hears its crossroad's light again (light_edge). The light sends every
+        event and the robot stands still, so a robot that has not heard the light since the red
+        stopped it stopped just past where the light reaches, and would wait for the dead light's
+        timeout through the greens it cannot hear (priority seed 11: 1 mm past the end of X1's
+        south light's sector, 105 s). Driving on instead, as a robot 1 mm further would have,
+        ran robots into the all red in front of the last ones of the green (a crossroad conflict
+        in `final_traffic`, 15 robots seed 20). The backing stops when the light is heard, after
+        REFIND_CM, or with something close behind (`obs_threshold_max`).
+        """
+        if self.refinding and self.unheard_since_stop and rear <= self.params.obs_threshold_max:
+            self.refinding -= 1
+            return -self.refind_speed(), -self.refind_speed()
+        self.refinding = 0
+        return 0, 0
+
     def tick(self, ctl) -> bool:
-        """Each event: the edge of the light's reach and the timeout (when set), the end of the
-        siding lane; True while held.
+        """Each event: finding the light again (light_edge) and the timeout (when set), the end of
+        the siding lane; True while held.
         """
         self.since_light = min(self.since_light + 1, LIGHT_NEAR + 1)
         if self.arms and not self.stopped and self.context(ctl) is None:
@@ -176,10 +214,11 @@ class LightObedience:
         if self.stopped or not self.increment_counter:
             self.quiet += 1
             timeout = self.timeout()
-            if self.stopped and self.unheard_since_stop and self.params.light_edge \
-                    and self.quiet >= self.params.light_edge:
-                self.go(ctl, None, self.stopped_lane, 'edge')
-            elif timeout and self.quiet > timeout:
+            if self.quiet == self.params.light_edge and self.unheard_since_stop \
+                    and self.stopped_lane is not None and self.stopped_lane[0] == 'crossroad':
+                self.refinding = self.refind_events()
+                ctl.events.append(Event('light_refind', {'lane': 'crossroad'}))
+            if timeout and self.quiet > timeout:
                 self.go(ctl, None, self.stopped_lane or ('siding', ctl.current_node))
             elif self.stopped and ctl.policy.priority_behind(ctl):
                 self.go(ctl, None, self.stopped_lane, 'priority')

@@ -102,13 +102,11 @@ class ControllerParams:
     #: a contact at X1's east exit 10 s into an all red). Longer than the crossroad's longest red,
     #: it lets only a light that has died (the report's battery, §9) be driven past.
     light_timeout_crossroad: int = param(0, 0, 100000, 'counts')
-    #: Stopped by a light's code, the robot drives on after this many events in which it has
-    #: not heard the light again (0: never, the report's robots). The light sends every event and
-    #: the robot stands still, so silence right after the stop means that it stopped just past
-    #: where the light reaches: a robot 1 mm further would never have heard the red and would be
-    #: crossing. Driving on, it stops again at once if it stood in a gap of the light's sectors
-    #: (enki_doc's emitters cover ±15° each). Without it, the crossroad's long timeout held such a
-    #: robot, and the priority vehicle behind it, for 105 s (priority seed 11); docs/traffic.md.
+    #: Stopped by a crossroad's light's code, a robot that has not heard the light again for
+    #: this many events backs straight, slowly, up to 3 cm, until it hears it (0: never, the
+    #: report's robots). The light sends every event and the robot stands still, so that silence
+    #: means it stopped just past where the light reaches: it would wait for the dead light's
+    #: timeout through greens it cannot hear (priority seed 11: 105 s); see LightObedience.held_wheels.
     light_edge: int = param(0, 0, 1000, 'counts')
     light_siding_count: int = param(40, 1, 1000, 'counts')
     #: Improved rules: how far past a location's siding entry a robot on the road obeys the

@@ -7,8 +7,10 @@
 """Close up to be heard: a priority vehicle behind a robot it hears, or a robot in a queue at a
 light that passes "priority behind" on, drives up to ``priority_close_threshold`` (about 15 cm
 centre to centre) instead of stopping at ``obs_threshold_max`` (17 cm): a robot's rear receivers
-hear the one behind only up to 15.5 cm (enki_doc). A priority vehicle also pauses a reading, or
-waits at a barcode's trigger, only that close, so that a robot held ahead of it hears it.
+hear the one behind only up to 15.5 cm (enki_doc). Both also pause a reading, or wait at a
+barcode's trigger, only that close, so that the robot ahead hears them: a robot that waited at
+X1's code with the news stood 23.5 cm behind the robot the light held, which never heard it, and
+the ambulance waited behind both for the light's own cycle (priority seed 11).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ class PriorityCloseUp(Rule):
         return row.ahead() is not None if self.priority else row.closes_up_for_priority()
 
     def front_limit(self, ctl) -> int:
-        if self.priority and self.closes_up():
+        if self.closes_up():
             return self.params.priority_close_threshold
         return self.params.obs_threshold
 
