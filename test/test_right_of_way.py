@@ -208,6 +208,18 @@ def test_entering_robot_yields_to_a_ring_robot_it_hears_in_front():
     assert c.step(GREY, CLEAR) != (0, 0)
 
 
+def test_a_robot_turning_into_a_siding_does_not_yield_to_the_road_but_one_leaving_it_does():
+    """Priority seed 11: on L1's S-curve into the siding thymio2 yielded 15 s to a robot held on
+    the road lane beside it, and the ambulance, crossing the entry blind behind it, waited as long.
+    """
+    entering = at_location(_improved(4), 'siding')
+    entering.on_comm(announce_code(Role.ROAD, 9), FRONT)
+    assert entering.step(GREY, CLEAR) != (0, 0) and entering.mode is not Mode.YIELDING
+    leaving = leaving_siding(_improved(4))
+    leaving.on_comm(announce_code(Role.ROAD, 9), FRONT)
+    assert leaving.step(GREY, CLEAR) == (0, 0) and leaving.mode is Mode.YIELDING
+
+
 def test_at_a_crossroads_entry_a_robot_yields_to_one_inside_not_to_one_on_the_road():
     """Held-out generated:7096 (15 robots, seed 1, 594 s): two arms of one phase drove in behind
     robots still inside X1, and four robots stood in the square waiting for each other.

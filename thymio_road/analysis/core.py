@@ -204,8 +204,8 @@ def _passages(rec: Recording, source: MapSource, movers: list[str], rows: dict, 
     for r in movers:
         rows[r]['passages'] = len(times[r])
     total = sum(len(v) for v in times.values())
-    minutes = len(movers) * t1 / 60.0
-    result.passages = {'passages': total, 'robot_minutes': round(minutes, 2),
+    minutes = round(len(movers) * t1 / 60.0, 2)  # as traffic.TrafficProbe's summary
+    result.passages = {'passages': total, 'robot_minutes': minutes,
                        'throughput_per_robot_minute': round(total / minutes, 3) if minutes else None,
                        'throughput_windows': throughput_windows(sorted(t for v in times.values() for t in v), t1)}
     if source.road_map is None or not source.road_map.intersections:

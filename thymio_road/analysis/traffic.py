@@ -314,7 +314,9 @@ class TrafficMeasures:
     def summary(self, duration: float, contacts: dict, wrong_way: dict | None) -> dict:
         """The block; `contacts` and `wrong_way`: the summaries of ContactDetector and WrongWayMonitor."""
         holds = hold_times(self.light_events, duration)
-        minutes = len(self.robots) * duration / 60.0
+        # Rounded first, so that a run's summary (its duration) and `analyze` (the recording's
+        # last stamp, a tick off) give the same throughput even where it lies on a rounding edge.
+        minutes = round(len(self.robots) * duration / 60.0, 2)
         by_lane: dict[str, list[float]] = {}
         for s in self.stops:
             if s.get('distance_m') is not None:
@@ -322,7 +324,7 @@ class TrafficMeasures:
         merge, crossroads = self.merge, self.crossroads
         return {
             'passages': len(self.passages),
-            'robot_minutes': round(minutes, 2),
+            'robot_minutes': minutes,
             'throughput_per_robot_minute': round(len(self.passages) / minutes, 3) if minutes else None,
             **contacts,
             'merge_conflict_episodes': len(merge.episodes),

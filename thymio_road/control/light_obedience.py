@@ -189,13 +189,13 @@ class LightObedience:
 
     def held_wheels(self, rear: int) -> tuple[int, int]:
         """The wheels of a robot held by a light: still, or backing straight, slowly, to where it
-        hears its crossroad's light again (light_edge). The light sends every
-        event and the robot stands still, so a robot that has not heard the light since the red
-        stopped it stopped just past where the light reaches, and would wait for the dead light's
-        timeout through the greens it cannot hear (priority seed 11: 1 mm past the end of X1's
-        south light's sector, 105 s). Driving on instead, as a robot 1 mm further would have,
-        ran robots into the all red in front of the last ones of the green (a crossroad conflict
-        in `final_traffic`, 15 robots seed 20). The backing stops when the light is heard, after
+        hears its crossroad's light again (light_edge). The light sends every event and the robot
+        stands still, so a robot that has not heard the light since the red stopped it stopped
+        just past where the light reaches; it would wait for the dead light's timeout through
+        greens it cannot hear (priority seed 11: 1 mm past the end of X1's south light's sectors,
+        105 s). It backs rather than drives on, as a robot 1 mm further would have, because one
+        that drove on into the all red met the green's last left-turners inside the crossroad
+        (docs/traffic_log.md, session 21). The backing stops when the light is heard, after
         REFIND_CM, or with something close behind (`obs_threshold_max`).
         """
         if self.refinding and self.unheard_since_stop and rear <= self.params.obs_threshold_max:

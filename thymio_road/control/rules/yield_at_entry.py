@@ -53,10 +53,22 @@ class YieldAtEntry(Rule):
         return (role is Role.ROAD and ctl.action is Action.CROSSROAD and ctl.state is State.ACTION
                 and ctl.counter_continue == 0)
 
+    @staticmethod
+    def turning_into_siding(ctl) -> bool:
+        """Between a location's entry mark and its stop (EXIT, and reading the location's name):
+        the robot announces ENTERING like one leaving the siding, but it joins no road here; it
+        yielded to the road robots beside it, for up to `yield_max` on the siding's S-curve, in
+        the way of the robots crossing the entry blind behind it (priority seed 11: thymio2 held
+        the ambulance 15 s at L1's entry; 15 robots seed 17: 29 such yields, 145 s, in an hour).
+        """
+        return ctl.action is Action.LOCATION and ctl.state in (State.EXIT, State.READ)
+
     def wheels(self, ctl, role: Role, percept) -> tuple[int, int] | None:
         self.yielding = False
         if self.yielded < self.params.yield_max:
             if role is Role.ENTERING:
+                if self.turning_into_siding(ctl):
+                    return None
                 other = self.row.higher_ahead(role)
             elif self.at_crossroad_entry(ctl, role) or self.policy.merge_watch.on_link(ctl):
                 other = self.row.higher_ahead(Role.ROAD)  # inside the intersection, or a priority vehicle
