@@ -4,8 +4,8 @@
 # license that can be found in the LICENSE file or at
 # https://developers.google.com/open-source/licenses/bsd
 
-"""Yield at a roundabout's entry (or leaving a location's siding) while a robot of a higher role
-is heard in front: the ring has the right of way (report §7.3, §8: "the robot should check if it
+"""Yield at a roundabout's entry (or leaving a location's siding, not turning into it) while a
+robot of a higher role is heard in front: the ring has the right of way (report §7.3, §8: "the robot should check if it
 can enter"). At a crossroad, before its first mark, a robot yields alike to a robot inside the
 crossroad (past its first mark) heard in front, its own arm's included: the square holds about
 two robots, and the two arms of one phase cross each other's ways there (a left turn leaves
