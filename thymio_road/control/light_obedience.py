@@ -22,11 +22,14 @@ from thymio_road.control.traffic_light import decode
 LIGHT_NEAR = 20
 #: How far a robot backs at most to hear its crossroad's light again (light_edge): it stopped at
 #: most one event's drive (1.3 cm at the highest speed) past where it heard the red, and the
-#: medium took its pose of the event before (docs/traffic.md).
+#: medium took its pose of the event before.
 REFIND_CM = 3.0
-#: Backing per event: where the light reaches can be a millimetre wide (past the end of X1's
-#: south light's sectors, 2.5 cm on, a robot heard the red over 1 mm: priority seed 11).
+#: Backing per event: with enki_doc's hard sector edges the light's reach can end in islands
+#: about a millimetre wide, which a longer step skips (docs/traffic_log.md, session 21).
 REFIND_STEP_CM = 0.05
+#: The wheel speed that backs REFIND_STEP_CM per event, and the events that cover REFIND_CM.
+REFIND_SPEED = max(1, round(REFIND_STEP_CM / (SPEED_CM_PER_UNIT * EVENT_PERIOD)))
+REFIND_EVENTS = math.ceil(REFIND_CM / (REFIND_SPEED * SPEED_CM_PER_UNIT * EVENT_PERIOD))
 
 
 class LightObedience:
@@ -178,29 +181,19 @@ class LightObedience:
         at_crossroad = self.stopped_lane is not None and self.stopped_lane[0] == 'crossroad'
         return (p.light_timeout_crossroad or p.light_timeout) if at_crossroad else p.light_timeout
 
-    @staticmethod
-    def refind_speed() -> int:
-        """The wheel speed that backs REFIND_STEP_CM per event."""
-        return max(1, round(REFIND_STEP_CM / (SPEED_CM_PER_UNIT * EVENT_PERIOD)))
-
-    def refind_events(self) -> int:
-        """Events of backing that cover REFIND_CM."""
-        return math.ceil(REFIND_CM / (self.refind_speed() * SPEED_CM_PER_UNIT * EVENT_PERIOD))
-
     def held_wheels(self, rear: int) -> tuple[int, int]:
         """The wheels of a robot held by a light: still, or backing straight, slowly, to where it
         hears its crossroad's light again (light_edge). The light sends every event and the robot
         stands still, so a robot that has not heard the light since the red stopped it stopped
-        just past where the light reaches; it would wait for the dead light's timeout through
-        greens it cannot hear (priority seed 11: 1 mm past the end of X1's south light's sectors,
-        105 s). It backs rather than drives on, as a robot 1 mm further would have, because one
-        that drove on into the all red met the green's last left-turners inside the crossroad
-        (docs/traffic_log.md, session 21). The backing stops when the light is heard, after
-        REFIND_CM, or with something close behind (`obs_threshold_max`).
+        just past where the light reaches, and would otherwise wait for the dead light's timeout
+        through greens it cannot hear. It backs rather than drives on (as a robot 1 mm further
+        would have): driving on into the all red put it in the way of the green's last robots
+        inside the crossroad (docs/traffic_log.md, session 21). The backing stops when the light
+        is heard, after REFIND_CM, or with something close behind (`obs_threshold_max`).
         """
         if self.refinding and self.unheard_since_stop and rear <= self.params.obs_threshold_max:
             self.refinding -= 1
-            return -self.refind_speed(), -self.refind_speed()
+            return -REFIND_SPEED, -REFIND_SPEED
         self.refinding = 0
         return 0, 0
 
@@ -216,7 +209,7 @@ class LightObedience:
             timeout = self.timeout()
             if self.quiet == self.params.light_edge and self.unheard_since_stop \
                     and self.stopped_lane is not None and self.stopped_lane[0] == 'crossroad':
-                self.refinding = self.refind_events()
+                self.refinding = REFIND_EVENTS
                 ctl.events.append(Event('light_refind', {'lane': 'crossroad'}))
             if timeout and self.quiet > timeout:
                 self.go(ctl, None, self.stopped_lane or ('siding', ctl.current_node))

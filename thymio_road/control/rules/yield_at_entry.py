@@ -4,23 +4,23 @@
 # license that can be found in the LICENSE file or at
 # https://developers.google.com/open-source/licenses/bsd
 
-"""Yield at a roundabout's entry (or leaving a location's siding, not turning into it) while a
-robot of a higher role is heard in front: the ring has the right of way (report §7.3, §8: "the robot should check if it
-can enter"). At a crossroad, before its first mark, a robot yields alike to a robot inside the
-crossroad (past its first mark) heard in front, its own arm's included: the square holds about
-two robots, and the two arms of one phase cross each other's ways there (a left turn leaves
-across the opposite in-lane), so robots that drove in behind ones still inside stood in a ring
-of waits, four of them for minutes (held-out generated:7038, 7096; docs/traffic_log.md, session
-17, which also has the narrower versions that failed). A robot leaving a branching by its link
-yields alike until it has merged (``merge_watch.on_link``): the link joins the other road across
-the way of a robot crossing the branching blind, and the two see each other about 60° off their
-headings, beyond the sensors the avoidance watches (held-out generated:7097). At most ``yield_max`` events per attempt
-to enter, so that a robot heard but not in the way cannot hold it for good. Making way starts a
-new attempt (:meth:`YieldAtEntry.restart`): a robot whose yield was spent on a ring robot
-standing in front of the entry, and that made way for it, would otherwise drive in at once,
-before the next ring robot. Something in front as close as a stop (``obs_threshold_max``) while
-it yields makes it a robot standing blocked: the rule in_the_ring_path then backs it out of the
-ring's lane.
+"""Yield at a roundabout's entry (or leaving a location's siding, not turning into it) while a robot
+of a higher role is heard in front: the ring has the right of way (report §7.3, §8: "the robot
+should check if it can enter"). At a crossroad, before its first mark, a robot yields alike to a
+robot inside the crossroad (past its first mark) heard in front, its own arm's included: the square
+holds about two robots, and the two arms of one phase cross each other's ways there (a left turn
+leaves across the opposite in-lane), so robots that drove in behind ones still inside stood in a
+ring of waits, four of them for minutes (held-out generated:7038, 7096; docs/traffic_log.md,
+session 17, which also has the narrower versions that failed). A robot leaving a branching by its
+link yields alike until it has merged (``merge_watch.on_link``): the link joins the other road
+across the way of a robot crossing the branching blind, and the two see each other about 60° off
+their headings, beyond the sensors the avoidance watches (held-out generated:7097). At most
+``yield_max`` events per attempt to enter, so that a robot heard but not in the way cannot hold it
+for good. Making way starts a new attempt (:meth:`YieldAtEntry.restart`): a robot whose yield was
+spent on a ring robot standing in front of the entry, and that made way for it, would otherwise
+drive in at once, before the next ring robot. Something in front as close as a stop
+(``obs_threshold_max``) while it yields makes it a robot standing blocked: the rule
+in_the_ring_path then backs it out of the ring's lane.
 """
 from __future__ import annotations
 
@@ -56,10 +56,9 @@ class YieldAtEntry(Rule):
     @staticmethod
     def turning_into_siding(ctl) -> bool:
         """Between a location's entry mark and its stop (EXIT, and reading the location's name):
-        the robot announces ENTERING like one leaving the siding, but it joins no road here; it
-        yielded to the road robots beside it, for up to `yield_max` on the siding's S-curve, in
-        the way of the robots crossing the entry blind behind it (priority seed 11: thymio2 held
-        the ambulance 15 s at L1's entry; 15 robots seed 17: 29 such yields, 145 s, in an hour).
+        the robot announces ENTERING like one leaving the siding, but it joins no road here, so
+        a yield to the road robots beside it only stops the robots crossing the entry blind
+        behind it (docs/traffic.md, the yield rule).
         """
         return ctl.action is Action.LOCATION and ctl.state in (State.EXIT, State.READ)
 
