@@ -422,6 +422,42 @@ def test_a_blind_crossing_of_a_locations_merge_facing_its_light_ends_after_2_s(h
         assert c.state is State.CONTINUE and wheels == (0, 0)
 
 
+def test_the_priority_vehicle_also_ends_a_blind_crossing_that_faces_a_locations_light():
+    """It passes reds, yet it knows a light when it hears one: after making way at L1's merge the
+    ambulance stood 600 s facing the light beside the road (priority seed 19 before the fix).
+    """
+    c = crossing_location(_improved(1, kind='priority'))
+    c.drain_events()
+    for _ in range(c.params.facing_light_count + 1):
+        c.on_comm(40 + 6, [2000, 2000, 0, 0, 0, 0, 0])
+        c.step((692, 138), AT_THE_MERGE_FACING_THE_LIGHT)
+    assert c.state is State.ROAD
+    assert 'crossing_abandoned' in [e.kind for e in c.drain_events()]
+
+
+MERGING_AT_THE_FRONT_RIGHT = [493, 0, 0, 4397, 4502, 0, 0]  # thymio2 out of L1's siding (priority seed 19)
+
+
+@pytest.mark.parametrize('kind', ['car', 'priority'])
+def test_crossing_a_locations_merge_a_silent_robot_at_the_front_right_is_given_way_after_5_s(kind):
+    """The robot leaving the siding on its green has the crossing robot at its left, beyond its
+    front receivers; it waited 78 s for the ambulance, which passes reds, before giving up. Near
+    the light, the crossing does not take that robot for the light either: it backs.
+    """
+    c = crossing_location(_improved(1, kind=kind))
+    driven = [c.step(GREY, CLEAR) for _ in range(10)]
+    c.drain_events()
+    wheels = []
+    for _ in range(c.params.crossing_give_up_count + 5):
+        c.on_comm(40 + 6, [0, 0, 0, 0, 2000, 0, 0])  # the light across the road, heard
+        wheels.append(c.step(GREY, MERGING_AT_THE_FRONT_RIGHT))
+    assert set(wheels[:c.params.crossing_give_up_count]) == {(0, 0)}
+    assert wheels[-4:] == [(-left, -right) for left, right in driven[-4:]]
+    events = c.drain_events()
+    assert [e.data['reason'] for e in events if e.kind == 'make_way'] == ['crossing']
+    assert 'crossing_abandoned' not in [e.kind for e in events]
+
+
 def test_after_making_way_in_a_siding_a_robot_waits_for_its_lights_go_again():
     """10 robots seed 1 at L3: let go by the timeout (a road robot hid the light), it gave up
     its way beside that robot, and came forward again into the next one.

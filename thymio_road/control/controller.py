@@ -92,7 +92,7 @@ class RoadController(ReportMachine):
             return self._calibrated(*wheels)
         front_obstacle = self.params.avoidance != 'off' and percept.front > policy.front_limit(self)
         if front_obstacle:
-            policy.on_front_obstacle(self)
+            policy.on_front_obstacle(self, percept)
         follow, read = percept.follow, percept.read
         if read >= self.params.grey_thresh:
             self.on_code_tail = False

@@ -76,15 +76,18 @@ class LightObedience:
         return self.params.obey_lights and self.params.kind != 'priority'
 
     def hear(self, ctl, code: int, intensities: Sequence[int] | None = None) -> None:
-        """A received value that was no robot's: a light's code acts on the lane the robot is in."""
-        if not self.obeys():
-            return
+        """A received value that was no robot's: a light's code acts on the lane the robot is in.
+        A robot that does not obey (the priority vehicle) still knows it is near a light: the
+        light is a Thymio that never moves (rules/facing_light.py).
+        """
         decoded = decode(code)
         if decoded is None:
             return
         self.since_light = 0
-        command, node = decoded
         self.last_heard = decoded
+        if not self.obeys():
+            return
+        command, node = decoded
         lane = self.stopped_lane if self.stopped else self.context(ctl)
         if lane is None:
             return

@@ -65,7 +65,7 @@ class ReportPolicy:
         """The front reading at which a reading pauses, or a robot stops at a barcode's trigger."""
         return self.params.obs_threshold
 
-    def on_front_obstacle(self, ctl) -> None:
+    def on_front_obstacle(self, ctl, percept: Percept) -> None:
         """Something in front beyond front_limit, before the state's handler runs."""
 
     def front(self, ctl, percept: Percept) -> int:
@@ -196,8 +196,8 @@ class ImprovedPolicy(ReportPolicy):
     def front_limit(self, ctl) -> int:
         return self.close_up.front_limit(ctl)
 
-    def on_front_obstacle(self, ctl) -> None:
-        self.facing_light.on_front_obstacle(ctl)
+    def on_front_obstacle(self, ctl, percept: Percept) -> None:
+        self.facing_light.on_front_obstacle(ctl, percept)
 
     def front(self, ctl, percept: Percept) -> int:
         front = self.merge_watch.front(ctl, percept)

@@ -5,12 +5,14 @@
 # https://developers.google.com/open-source/licenses/bsd
 
 """Make way, after ``crossing_give_up_count`` events, when crossing blind (CONTINUE) on a
-roundabout's ring past an entry or exit, in the crossroad, or driving a branching's link, and
-stopped by a robot it cannot hear that stands at its front right only (the centre-right sensor
-beyond ``obs_threshold``, centre and centre-left below). That robot came in from the right,
-which rings, the crossroad's circle and the crossing links turn towards, so driving on brings
-them closer; the IR cones leave it unheard, and it often cannot back (a priority vehicle never
-does, an entering robot often has a queue behind it). Applies to a priority vehicle too.
+roundabout's ring past an entry or exit, in the crossroad, past a location's merge, or driving a
+branching's link, and stopped by a robot it cannot hear that stands at its front right only (the
+centre-right sensor beyond ``obs_threshold``, centre and centre-left below). That robot came in
+from the right, which rings, the crossroad's circle and the crossing links turn towards, and
+where a siding merges, so driving on brings them closer; the IR cones leave it unheard (a robot
+merging from a siding has the crossing robot at 70-80 degrees to its left, beyond its front
+receivers), and it often cannot back (a priority vehicle never does, an entering robot often
+has a queue behind it, a merging one its siding). Applies to a priority vehicle too.
 """
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ class BlockedCrossing(Reason):
         p = self.params
         if self.row.blocked < p.crossing_give_up_count:
             return None
-        where = ctl.action is Action.CROSSROAD or (ctl.action is Action.ROUNDABOUT and ctl.counter_continue >= 2)
+        where = ctl.action is Action.CROSSROAD or (ctl.action in (Action.ROUNDABOUT, Action.LOCATION)
+                                                   and ctl.counter_continue >= 2)
         crossing = ctl.state is State.CONTINUE and where
         on_link = self.policy.merge_watch.on_link(ctl)
         if (crossing or on_link) and percept.front_right_only(p.obs_threshold) and self.row.ahead() is None:

@@ -10,7 +10,9 @@ faces the light (a Thymio that never moves), and only following the line turns i
 whose follow sensor met the road's black edge in a siding's last bend spins across the road and
 its reading sensor may trigger on the edge; a robot whose line following swung hard at a
 location's mark crosses blind towards the light beside the road. Without this, both wait until
-the give-up, then back and lose the road.
+the give-up, then back and lose the road. A robot crossing the merge does not take a robot
+at its front right only for the light: that one came out of the siding (rules/blocked_crossing.py
+backs for it). A priority vehicle, which passes reds, still hears that it is near a light.
 """
 from __future__ import annotations
 
@@ -22,12 +24,15 @@ from thymio_road.control.rules import register, Rule
 class FacingLight(Rule):
     name = 'facing_light'
 
-    def facing(self, ctl) -> bool:
-        row = self.row
-        return row.blocked >= self.params.facing_light_count and row.ahead() is None and ctl.lights.near_light()
+    def facing(self, ctl, percept) -> bool:
+        row, p = self.row, self.params
+        if ctl.state is State.CONTINUE and ctl.action is Action.LOCATION and ctl.counter_continue >= 2 \
+                and percept.front_right_only(p.obs_threshold):
+            return False  # crossing the merge: what stands at the front right came out of the siding
+        return row.blocked >= p.facing_light_count and row.ahead() is None and ctl.lights.near_light()
 
-    def on_front_obstacle(self, ctl) -> None:
-        if not self.facing(ctl):
+    def on_front_obstacle(self, ctl, percept) -> None:
+        if not self.facing(ctl, percept):
             return
         if ctl.state is State.READ:
             # Back to the state the trigger interrupted; at a siding exit the robot is then off
