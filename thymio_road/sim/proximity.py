@@ -41,6 +41,8 @@ HULL_POINTS = HULL.shape[0]
 #: (Bounding radius of the hull + 0.1 mm)²: a ray that passes farther from a robot's centre
 #: cannot hit its hull (the margin covers the hull's corners and round-off).
 HULL_SKIP2 = (float(np.hypot(HULL[:, X], HULL[:, Y]).max()) + 1e-4) ** 2
+#: No list of robots: prox_rays looks at all of them.
+NO_ROBOTS = np.zeros(0, dtype=np.int64)
 
 
 @njit(cache=True)
@@ -61,19 +63,21 @@ def prox_read(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, sigma
     """
     n = poses.shape[0]
     return prox_rays(i, poses, reach2, walls, sigma, noise, at, out, np.empty(n, dtype=np.int64),
-                     np.empty((SEGMENT_ROWS, walls.shape[0] + n * HULL_POINTS)))
+                     np.empty((SEGMENT_ROWS, walls.shape[0] + n * HULL_POINTS)), NO_ROBOTS, -1)
 
 
 @njit(cache=True)
 def prox_rays(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, sigma: float, noise: np.ndarray,
-              at: int, out: np.ndarray, near: np.ndarray, segments: np.ndarray) -> bool:
+              at: int, out: np.ndarray, near: np.ndarray, segments: np.ndarray, among: np.ndarray,
+              m_among: int) -> bool:
     """:func:`prox_read` with its work arrays given: `near` (n robots), `segments` (SEGMENT_ROWS
-    rows of at least walls + n hulls' edges), so that a robot event allocates nothing.
+    rows of at least walls + n hulls' edges), so that a robot event allocates nothing; the other
+    robots looked at are among[:m_among], ascending (all of them when m_among < 0).
     """
-    n = poses.shape[0]
     x, y, th = poses[i, X], poses[i, Y], poses[i, THETA]
     m = 0
-    for j in range(n):
+    for q0 in range(poses.shape[0] if m_among < 0 else m_among):
+        j = q0 if m_among < 0 else among[q0]
         dx = poses[j, X] - x
         dy = poses[j, Y] - y
         if dx * dx + dy * dy < reach2 and j != i:

@@ -19,23 +19,25 @@ with :func:`sense`.
 """
 from __future__ import annotations
 
+import math
+
 from numba import njit
 import numpy as np
 
 from thymio_road.sim import kernel_cache
-from thymio_road.sim.broad_phase import any_pair_within, close_robots, within
+from thymio_road.sim.broad_phase import any_pair_within, close_robots, grid_build, grid_near, grid_size, within_among
 from thymio_road.sim.ground import ground_pair, road_truth
 from thymio_road.sim.kernel_cache import DIGEST
-from thymio_road.sim.layout import (BARCODE_OUT, COLS, DIRECTORIES, GROUND_CURSOR, GROUND_OUT, GROUND_SIGMA, GROUP,
-                                    GROUP_SIZE, HULL_REACH2, INTS, LEFT, LOG_STEP, LOSS_TIME, MOTOR_CURSOR, MOTOR_SIGMA,
-                                    MOVABLE, NEAR, NOISE_GROUND, NOISE_MOTOR, NOISE_PROX, ODOM, OUTS, PAIR, PERIOD,
-                                    POINT_WIDTH, POSE, POSE_WIDTH, PROX_COUNT, PROX_CURSOR, PROX_OUT, PROX_REACH2,
-                                    PROX_SIGMA, QUEUE, QUEUE_DONE, QUEUE_LEFT, QUEUE_RIGHT, QUEUE_ROBOT, RESOLUTION,
-                                    RESPONSE, RESPONSE_TILES, RIGHT, ROBOT_INTS, ROBOTS, ROWS, SEGMENTS, SENSE_R2,
-                                    SETTLED, STATE_ODOM, STATE_POSE, STATE_WHEEL, STATES, STOPPED_FOR, THETA,
-                                    TOUCH_RADIUS, TOUCH_RADIUS2, WALL_ENDS, WHEEL, X, Y)
+from thymio_road.sim.layout import (BARCODE_OUT, CLOCK, COLS, DIRECTORIES, GROUND_CURSOR, GROUND_OUT, GROUND_SIGMA,
+                                    GROUP, GROUP_SIZE, HULL_REACH2, INTS, LEFT, LOG_STEP, LOSS_TIME, MOTOR_CURSOR,
+                                    MOTOR_SIGMA, MOVABLE, NEAR, NOISE_GROUND, NOISE_MOTOR, NOISE_PROX, ODOM, OUTS, PAIR,
+                                    PERIOD, POINT_WIDTH, POSE, POSE_WIDTH, PROX_COUNT, PROX_CURSOR, PROX_OUT,
+                                    PROX_REACH2, PROX_SIGMA, QUEUE, QUEUE_DONE, QUEUE_LEFT, QUEUE_RIGHT, QUEUE_ROBOT,
+                                    RESOLUTION, RESPONSE, RESPONSE_TILES, RIGHT, ROBOT_INTS, ROBOTS, ROWS, SEGMENTS,
+                                    SENSE_R2, SETTLED, STATE_ODOM, STATE_POSE, STATE_WHEEL, STATES, STOPPED_FOR, TARGET,
+                                    THETA, TOUCH_RADIUS, TOUCH_RADIUS2, WALL_ENDS, WHEEL, X, Y)
 from thymio_road.sim.motion import command, log_full, move_logged
-from thymio_road.sim.proximity import prox_rays
+from thymio_road.sim.proximity import NO_ROBOTS, prox_rays
 
 #: Returned when a noise buffer or the displacement log lacks room: nothing was done.
 NEED_ROOM = -100
@@ -47,6 +49,8 @@ SETTLE_RESOLVE = -102
 NEED_MOTOR_ROOM = -103
 #: The walls of a map without walls.
 NO_WALLS = np.zeros((0, WALL_ENDS, POINT_WIDTH))
+#: A cell's side beyond what a robot may reach (m): round-off in the cells' bounds.
+GRID_SLACK = 1e-6
 
 
 @njit(cache=True)
@@ -55,6 +59,13 @@ def sense(i: int, out: np.ndarray, walls: np.ndarray, params: np.ndarray, fleet:
     """Robot i's readings (out[PROX_OUT:], out[GROUND_OUT:]) and road truth; returns the barcode
     under the reading sensor (-1: none), or NEED_ROOM when a noise buffer lacks samples.
     """
+    return sense_among(i, out, walls, params, fleet, work, noise, tables, NO_ROBOTS, -1)
+
+
+@njit(cache=True)
+def sense_among(i: int, out: np.ndarray, walls: np.ndarray, params: np.ndarray, fleet: tuple, work: tuple,
+                noise: np.ndarray, tables: tuple, among: np.ndarray, m_among: int) -> int:
+    """:func:`sense`, the other robots' hulls looked for among[:m_among] only (all: m_among < 0)."""
     robots, robot_ints = fleet[ROBOTS], fleet[ROBOT_INTS]
     ints, segments = work[INTS], work[SEGMENTS]
     block = noise.shape[1]
@@ -62,7 +73,7 @@ def sense(i: int, out: np.ndarray, walls: np.ndarray, params: np.ndarray, fleet:
         return NEED_ROOM
     poses = robots[:, POSE:POSE + POSE_WIDTH]
     if prox_rays(i, poses, params[PROX_REACH2], walls, params[PROX_SIGMA], noise[NOISE_PROX], ints[PROX_CURSOR],
-                 out[PROX_OUT:PROX_OUT + PROX_COUNT], robot_ints[:, NEAR], segments):
+                 out[PROX_OUT:PROX_OUT + PROX_COUNT], robot_ints[:, NEAR], segments, among, m_among):
         ints[PROX_CURSOR] += PROX_COUNT
     else:
         for q in range(PROX_COUNT):
@@ -81,8 +92,9 @@ def sense(i: int, out: np.ndarray, walls: np.ndarray, params: np.ndarray, fleet:
 
 @njit(cache=True)
 def event(i: int, t: float, out: np.ndarray, params: np.ndarray, fleet: tuple, work: tuple, noise: np.ndarray,
-          tables: tuple) -> int:
-    """A robot event on a map without walls: World.sync, then :func:`sense`.
+          tables: tuple, grid: tuple) -> int:
+    """A robot event on a map without walls: World.sync, then :func:`sense`, the neighbours
+    looked for in the tick's grid (:func:`neighbour_grid`; among all robots with :func:`no_grid`).
 
     Returns sense's value; NEED_ROOM (nothing done); or NEED_RESOLVE, the robots moved and the
     group (ints[GROUP_SIZE] robots in the GROUP column) left for the caller to resolve before it
@@ -97,14 +109,16 @@ def event(i: int, t: float, out: np.ndarray, params: np.ndarray, fleet: tuple, w
     poses = robots[:, POSE:POSE + POSE_WIDTH]
     group = robot_ints[:, GROUP]
     move_logged(i, t, robots, movable, ints, log_step)
-    m = within(i, poses, params[SENSE_R2], group)
+    cell, head, chain, among = grid
+    m_among = grid_near(poses[i, X], poses[i, Y], cell, head, chain, among) if cell > 0 else -1
+    m = within_among(i, poses, params[SENSE_R2], among, m_among, group)
     ints[GROUP_SIZE] = m
     if m > 1:
         for k in range(m):
             move_logged(group[k], t, robots, movable, ints, log_step)
         if any_pair_within(poses, group[:m], params[HULL_REACH2]):
             return NEED_RESOLVE
-    return sense(i, out, NO_WALLS, params, fleet, work, noise, tables)
+    return sense_among(i, out, NO_WALLS, params, fleet, work, noise, tables, among, m_among)
 
 
 @njit(cache=True)
@@ -175,15 +189,48 @@ def tick(t: float, settle: bool, start: int, due: np.ndarray, queued: int, io: t
                     ints[SETTLED] = 1
                     return start
         ints[SETTLED] = 1
+    if start >= len(due):
+        return -1
+    grid = neighbour_grid(t, params, fleet)
     for k in range(start, len(due)):
         i = due[k]
-        r = event(i, t, outs[k], params, fleet, work, noise, tables)
+        r = event(i, t, outs[k], params, fleet, work, noise, tables, grid)
         if r == NEED_ROOM or r == NEED_RESOLVE:
             ints[STOPPED_FOR] = r
             return k
         outs[k, BARCODE_OUT] = r
         state(i, robots, states[k])
     return -1
+
+
+@njit(cache=True)
+def neighbour_grid(t: float, params: np.ndarray, fleet: tuple) -> tuple:
+    """The robots hashed into cells for the tick's events (broad_phase.grid_build): a cell's side
+    is the farthest a robot senses another (SENSE_R2, PROX_REACH2) plus the farthest any robot
+    can move before t (its wheel targets are constant within a tick, and an arc is no longer
+    than its faster wheel's path), so an event's neighbours at t are in the 3 × 3 cells around
+    it, whatever moved since the grid was built. The same neighbours as a search over all robots,
+    in the same order: the recording does not change.
+    """
+    robots, movable = fleet[ROBOTS], fleet[MOVABLE]
+    n = robots.shape[0]
+    margin = 0.0
+    for j in range(n):
+        dt = t - robots[j, CLOCK]
+        if movable[j] and dt > 0:
+            margin = max(margin, max(abs(robots[j, TARGET + LEFT]), abs(robots[j, TARGET + RIGHT])) * dt)
+    cell = math.sqrt(max(params[SENSE_R2], params[PROX_REACH2])) + margin + GRID_SLACK
+    head = np.empty(grid_size(n), dtype=np.int64)
+    chain = np.empty(n, dtype=np.int64)
+    grid_build(robots[:, POSE:POSE + POSE_WIDTH], cell, head, chain)
+    return cell, head, chain, np.empty(n, dtype=np.int64)
+
+
+def no_grid() -> tuple:
+    """The grid argument of a lone :func:`event`: it looks at every robot (building a grid for
+    one event would cost as much).
+    """
+    return 0.0, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
 
 
 @njit(cache=True)

@@ -198,6 +198,7 @@ class World:
         self._io_arrays = layout.io(queue=self._queue, outs=self._outs, states=self._states)
         #: The arguments after the robot, time and readings (event) or walls (sense).
         self._event_args = (params, self._fleet, self._work, self._noise, self._tables)
+        self._no_grid = fused.no_grid()
         self._tick_args = (self._io_arrays, *self._event_args)
         self._command_args = (params, self._fleet, self._work, self._noise)
         if len(m.barcodes) >= 2 ** 15:
@@ -411,10 +412,10 @@ class World:
             return self.read_prox(i), np.asarray(self.read_ground(i), dtype=np.int16), self.record_road_truth(i)
         out = np.empty(BARCODE_OUT, dtype=np.int16)
         if self.bounds is None:
-            k = fused.event(i, t, out, *self._event_args)
+            k = fused.event(i, t, out, *self._event_args, self._no_grid)
             while k == fused.NEED_ROOM:
                 self._make_room(self.prox_noise, PROX_COUNT, self.ground_noise, PAIR)
-                k = fused.event(i, t, out, *self._event_args)
+                k = fused.event(i, t, out, *self._event_args, self._no_grid)
             if k != fused.NEED_RESOLVE:
                 return out[PROX_OUT:GROUND_OUT], out[GROUND_OUT:GROUND_OUT + PAIR], k
             self._resolve(self._group[:int(self._io[GROUP_SIZE])].copy())
