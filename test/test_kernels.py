@@ -24,6 +24,7 @@ import pytest
 from thymio_road.map.loader import parse_map
 from thymio_road.sim import kernel_cache, layout
 from thymio_road.sim import noise as noise_module
+from thymio_road.sim import tick as tick_module
 from thymio_road.sim import world as world_module
 from thymio_road.sim.broad_phase import close_robots
 from thymio_road.sim.world import RobotSpec, start_pose_on_road, World, WorldParams
@@ -181,6 +182,29 @@ def test_a_compiled_tick_matches_the_numpy_world_bit_for_bit(walls, params, monk
     for name in ('poses', 'odom', 'clock', 'distance', 'time_sensed', 'time_on_road', 'road_losses', 'contacts',
                  'targets', 'target', 'wheel'):
         assert np.array_equal(getattr(new, name), getattr(old, name)), name
+
+
+def test_a_crowd_big_enough_for_the_neighbour_grid_ticks_as_the_numpy_world():
+    """With GRID_MIN_ROBOTS robots and more, a tick's events find their neighbours in a grid of
+    cells built once per tick; robots that move fast and far between events (a robot's clock
+    lags the tick by up to its period) must still be found: the same readings, bit for bit.
+    """
+    count = tick_module.GRID_MIN_ROBOTS + 40
+    side = 4.0
+    loop = [{'straight': 3.0}, {'arc': {'radius': 0.3, 'angle_deg': 180}}, {'straight': 3.0},
+            {'arc': {'radius': 0.3, 'angle_deg': 180}}]
+    road_map = parse_map({'size': [side, side], 'roads': [{'id': 'r', 'start': [0.5, 0.5, 0], 'closed': True,
+                                                           'pieces': loop}]}, 'inline')
+    rng = np.random.default_rng(8)
+    specs = [RobotSpec(f't{k}', 0.1 + (side - 0.2) * rng.random(), 0.1 + (side - 0.2) * rng.random(),
+                       rng.uniform(-np.pi, np.pi), static=(k % 50 == 7)) for k in range(count)]
+    new = World(road_map, specs, EXACT, seed=4)
+    old = ReferenceWorld(road_map, specs, EXACT, seed=4)
+    log_new, log_old = _drive_ticks(new, 2.0, 5), _drive_ticks(old, 2.0, 5)
+    assert len(log_new) == len(log_old) == 20 * count
+    assert log_new == log_old
+    assert sum(any(p) for _, p, _, _, _ in log_new) > 200  # robots saw one another
+    assert np.array_equal(new.poses, old.poses)
 
 
 #: The most parameters a function of thymio_road/sim may take (issue #26): more means that the
