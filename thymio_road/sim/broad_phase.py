@@ -21,19 +21,14 @@ from thymio_road.sim import kernel_cache
 from thymio_road.sim.kernel_cache import DIGEST
 from thymio_road.sim.layout import X, Y
 
+#: No list of robots: within_among looks at all of them.
+ALL_ROBOTS = np.zeros(0, dtype=np.int64)
+
 
 @njit(cache=True)
 def within(i: int, poses: np.ndarray, radius2: float, out: np.ndarray) -> int:
     """Robots (i included) whose centre is closer than sqrt(radius2) to robot i's, ascending in out."""
-    n = 0
-    x, y = poses[i, X], poses[i, Y]
-    for j in range(poses.shape[0]):
-        dx = poses[j, X] - x
-        dy = poses[j, Y] - y
-        if dx * dx + dy * dy < radius2:
-            out[n] = j
-            n += 1
-    return n
+    return within_among(i, poses, radius2, ALL_ROBOTS, -1, out)
 
 
 @njit(cache=True)
@@ -150,12 +145,10 @@ def grid_near(x: float, y: float, cell: float, head: np.ndarray, chain: np.ndarr
 @njit(cache=True)
 def within_among(i: int, poses: np.ndarray, radius2: float, among: np.ndarray, m_among: int, out: np.ndarray) -> int:
     """:func:`within`, looking only at among[:m_among] (ascending; all robots when m_among < 0)."""
-    if m_among < 0:
-        return within(i, poses, radius2, out)
     n = 0
     x, y = poses[i, X], poses[i, Y]
-    for q in range(m_among):
-        j = among[q]
+    for q in range(poses.shape[0] if m_among < 0 else m_among):
+        j = q if m_among < 0 else among[q]
         dx = poses[j, X] - x
         dy = poses[j, Y] - y
         if dx * dx + dy * dy < radius2:

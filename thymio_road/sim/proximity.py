@@ -20,6 +20,7 @@ import numpy as np
 
 from thymio_road.sim import kernel_cache
 from thymio_road.sim import robot_model as rm
+from thymio_road.sim.broad_phase import ALL_ROBOTS
 from thymio_road.sim.kernel_cache import DIGEST
 from thymio_road.sim.layout import AX, AY, BX, BY, END_A, END_B, PROX_COUNT, SEGMENT_ROWS, THETA, X, Y
 
@@ -41,8 +42,6 @@ HULL_POINTS = HULL.shape[0]
 #: (Bounding radius of the hull + 0.1 mm)²: a ray that passes farther from a robot's centre
 #: cannot hit its hull (the margin covers the hull's corners and round-off).
 HULL_SKIP2 = (float(np.hypot(HULL[:, X], HULL[:, Y]).max()) + 1e-4) ** 2
-#: No list of robots: prox_rays looks at all of them.
-NO_ROBOTS = np.zeros(0, dtype=np.int64)
 
 
 @njit(cache=True)
@@ -63,7 +62,7 @@ def prox_read(i: int, poses: np.ndarray, reach2: float, walls: np.ndarray, sigma
     """
     n = poses.shape[0]
     return prox_rays(i, poses, reach2, walls, sigma, noise, at, out, np.empty(n, dtype=np.int64),
-                     np.empty((SEGMENT_ROWS, walls.shape[0] + n * HULL_POINTS)), NO_ROBOTS, -1)
+                     np.empty((SEGMENT_ROWS, walls.shape[0] + n * HULL_POINTS)), ALL_ROBOTS, -1)
 
 
 @njit(cache=True)

@@ -25,7 +25,8 @@ from numba import njit
 import numpy as np
 
 from thymio_road.sim import kernel_cache
-from thymio_road.sim.broad_phase import any_pair_within, close_robots, grid_build, grid_near, grid_size, within_among
+from thymio_road.sim.broad_phase import (ALL_ROBOTS, any_pair_within, close_robots, grid_build, grid_near,
+                                         grid_size, within_among)
 from thymio_road.sim.ground import ground_pair, road_truth
 from thymio_road.sim.kernel_cache import DIGEST
 from thymio_road.sim.layout import (BARCODE_OUT, CLOCK, COLS, DIRECTORIES, GROUND_CURSOR, GROUND_OUT, GROUND_SIGMA,
@@ -37,7 +38,7 @@ from thymio_road.sim.layout import (BARCODE_OUT, CLOCK, COLS, DIRECTORIES, GROUN
                                     SENSE_R2, SETTLED, STATE_ODOM, STATE_POSE, STATE_WHEEL, STATES, STOPPED_FOR, TARGET,
                                     THETA, TOUCH_RADIUS, TOUCH_RADIUS2, WALL_ENDS, WHEEL, X, Y)
 from thymio_road.sim.motion import command, log_full, move_logged
-from thymio_road.sim.proximity import NO_ROBOTS, prox_rays
+from thymio_road.sim.proximity import prox_rays
 
 #: Returned when a noise buffer or the displacement log lacks room: nothing was done.
 NEED_ROOM = -100
@@ -61,7 +62,7 @@ def sense(i: int, out: np.ndarray, walls: np.ndarray, params: np.ndarray, fleet:
     """Robot i's readings (out[PROX_OUT:], out[GROUND_OUT:]) and road truth; returns the barcode
     under the reading sensor (-1: none), or NEED_ROOM when a noise buffer lacks samples.
     """
-    return sense_among(i, out, walls, params, fleet, work, noise, tables, NO_ROBOTS, -1)
+    return sense_among(i, out, walls, params, fleet, work, noise, tables, ALL_ROBOTS, -1)
 
 
 @njit(cache=True)
