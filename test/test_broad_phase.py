@@ -68,8 +68,14 @@ def test_cells_that_share_a_bucket_are_walked_once():
         assert among[:m].tolist() == sorted(among[:m].tolist())
 
 
-def test_a_search_among_none_looks_at_all_robots():
-    poses = _poses(50, 7, 1.0)
-    out, expected = np.empty(50, dtype=np.int64), np.empty(50, dtype=np.int64)
-    got = within_among(3, poses, REACH ** 2, np.zeros(0, dtype=np.int64), -1, out)
-    assert out[:got].tolist() == expected[:within(3, poses, REACH ** 2, expected)].tolist()
+def test_the_search_over_all_robots_is_the_plain_distance_test():
+    """The search over all robots (within, within_among with no list) against numpy's distances:
+    the reference the grid is compared with above must itself be right.
+    """
+    poses = _poses(300, 7, 2.0)
+    out = np.empty(300, dtype=np.int64)
+    d2 = (poses[:, None, 0] - poses[None, :, 0]) ** 2 + (poses[:, None, 1] - poses[None, :, 1]) ** 2
+    for i in range(300):
+        expected = np.flatnonzero(d2[i] < REACH ** 2).tolist()
+        assert out[:within(i, poses, REACH ** 2, out)].tolist() == expected
+        assert out[:within_among(i, poses, REACH ** 2, np.zeros(0, dtype=np.int64), -1, out)].tolist() == expected

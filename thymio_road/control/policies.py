@@ -148,6 +148,7 @@ class ImprovedPolicy(ReportPolicy):
         self.yield_at_entry = r['yield']
         self.close_up = r['priority_close_up']
         self.facing_light = r['facing_light']
+        self.blocked_crossing = r['crossing']
         self.siding_distance = r['siding_distance']
         self.code_tail = r['code_tail']
         #: Reasons to make way, by precedence; those that `interrupt` a hold

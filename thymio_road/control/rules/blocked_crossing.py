@@ -26,14 +26,19 @@ class BlockedCrossing(Reason):
     name = 'crossing'
     precedence = 30
 
+    @staticmethod
+    def crossing(ctl) -> bool:
+        """Crossing blind where a robot may come in from the right: the crossroad, a ring past
+        an entry or exit (its second mark on), a location's merge (its second mark).
+        """
+        return ctl.state is State.CONTINUE and (ctl.action is Action.CROSSROAD or (
+            ctl.action in (Action.ROUNDABOUT, Action.LOCATION) and ctl.counter_continue >= 2))
+
     def fires(self, ctl, role: Role, percept) -> int | None:
         p = self.params
         if self.row.blocked < p.crossing_give_up_count:
             return None
-        where = ctl.action is Action.CROSSROAD or (ctl.action in (Action.ROUNDABOUT, Action.LOCATION)
-                                                   and ctl.counter_continue >= 2)
-        crossing = ctl.state is State.CONTINUE and where
         on_link = self.policy.merge_watch.on_link(ctl)
-        if (crossing or on_link) and percept.front_right_only(p.obs_threshold) and self.row.ahead() is None:
+        if (self.crossing(ctl) or on_link) and percept.front_right_only(p.obs_threshold) and self.row.ahead() is None:
             return 0
         return None

@@ -26,10 +26,10 @@ class FacingLight(Rule):
 
     def facing(self, ctl, percept) -> bool:
         row, p = self.row, self.params
-        if ctl.state is State.CONTINUE and ctl.action is Action.LOCATION and ctl.counter_continue >= 2 \
-                and percept.front_right_only(p.obs_threshold):
-            return False  # crossing the merge: what stands at the front right came out of the siding
-        return row.blocked >= p.facing_light_count and row.ahead() is None and ctl.lights.near_light()
+        if not (row.blocked >= p.facing_light_count and row.ahead() is None and ctl.lights.near_light()):
+            return False
+        # Crossing the merge, what stands at the front right only came out of the siding.
+        return not (self.policy.blocked_crossing.crossing(ctl) and percept.front_right_only(p.obs_threshold))
 
     def on_front_obstacle(self, ctl, percept) -> None:
         if not self.facing(ctl, percept):
