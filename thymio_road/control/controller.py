@@ -65,6 +65,7 @@ class RoadController(ReportMachine):
         #: The step's pause (a reading, or at a trigger), for the mode.
         self._pause: Mode | None = None
         self._uncalibrated = params.speed_factor == 1.0 and params.wheel_balance == 1.0
+        self._priority = params.kind == 'priority'
         self.mode = self._current_mode()
 
     # --- the step ------------------------------------------------------------------------------------
@@ -204,10 +205,12 @@ class RoadController(ReportMachine):
 
     def role(self) -> Role:
         """The rank of the lane the robot is on, as it announces it."""
-        if self.params.kind == 'priority':
+        if self._priority:
             return Role.PRIORITY
         if self.state is State.CONTINUE:
             return Role.INSIDE  # crossing blind: the one most in the way and least able to help it
+        if self.action is None:  # on the road (asked twice a step: the shortest way first)
+            return Role.ENTERING if self.light_lane == 'siding' or self.delivering else Role.ROAD
         if self.action is Action.ROUNDABOUT and self.counter_continue == 0 and self.state is State.ACTION:
             return Role.ENTERING
         if self.light_lane == 'siding' or self.delivering or (self.action is Action.LOCATION

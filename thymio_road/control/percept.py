@@ -16,7 +16,8 @@ class Percept:
     __slots__ = ('follow', 'read', 'prox', 'front', 'front_left')
 
     def __init__(self, ground: Sequence[int], prox: Sequence[int]) -> None:
-        p = [int(v) for v in prox]
+        # A list is the world's (lists of int, as rclpy's int16[] fields give them): kept as it is.
+        p = prox if type(prox) is list else [int(v) for v in prox]
         #: prox.ground.delta: the left sensor follows the gradient, the right one reads barcodes.
         self.follow, self.read = int(ground[0]), int(ground[1])
         #: prox.horizontal in Aseba order: 0-4 front (left to right), 5-6 rear.

@@ -202,7 +202,8 @@ class ImprovedPolicy(ReportPolicy):
 
     def front(self, ctl, percept: Percept) -> int:
         front = self.merge_watch.front(ctl, percept)
-        if self.entry_watch.watches_right(ctl) or self.keep_behind.watches_right(ctl):
+        # Both watch the right at an intersection only (after its code): on the road, no call.
+        if ctl.action is not None and (self.entry_watch.watches_right(ctl) or self.keep_behind.watches_right(ctl)):
             return max(front, percept.front_right)
         return front
 
@@ -219,7 +220,8 @@ class ImprovedPolicy(ReportPolicy):
 
     def after_drive(self, ctl, left: int, right: int) -> None:
         self.make_way.record(left, right)
-        self.merge_watch.count_down()
+        if self.merge_watch.count:
+            self.merge_watch.count_down()
 
     def after_step(self, ctl, wheels: tuple[int, int]) -> None:
         self.row.tick(ctl.obstructed)

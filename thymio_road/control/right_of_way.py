@@ -213,15 +213,23 @@ class RightOfWay:
     def tick(self, obstructed: bool) -> None:
         """Once per event, after the controller's step: ages what was heard, counts the block."""
         self._events += 1
-        for robot in list(self.heard):
-            self.heard[robot].age += 1
-            if self.heard[robot].age > FRESH:
-                del self.heard[robot]
-        self.blocking = _aged(self.blocking)
-        self.waiting_ahead = _aged(self.waiting_ahead)
-        self.asked_back = _aged(self.asked_back)
-        self.priority_passed_on = _aged(self.priority_passed_on)
-        self.ahead_cannot_back = _aged(self.ahead_cannot_back)
+        heard = self.heard
+        if heard:
+            for robot in list(heard):
+                heard[robot].age += 1
+                if heard[robot].age > FRESH:
+                    del heard[robot]
+        # Most events nobody asks anything: a request not heard stays None without a call.
+        if self.blocking is not None:
+            self.blocking = _aged(self.blocking)
+        if self.waiting_ahead is not None:
+            self.waiting_ahead = _aged(self.waiting_ahead)
+        if self.asked_back is not None:
+            self.asked_back = _aged(self.asked_back)
+        if self.priority_passed_on is not None:
+            self.priority_passed_on = _aged(self.priority_passed_on)
+        if self.ahead_cannot_back is not None:
+            self.ahead_cannot_back = _aged(self.ahead_cannot_back)
         self.blocked = self.blocked + 1 if obstructed else 0
 
     def quiet(self) -> bool:

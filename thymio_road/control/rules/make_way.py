@@ -142,4 +142,5 @@ class MakeWay(Rule):
     def record(self, left: int, right: int) -> None:
         """A forward step: kept for backing, and it eats into the distance not read again."""
         self.trail.append((left, right))
-        self.suppress = max(0, self.suppress - max(0, (left + right) // 2))
+        if self.suppress:
+            self.suppress = max(0, self.suppress - max(0, (left + right) // 2))
