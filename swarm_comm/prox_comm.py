@@ -311,7 +311,20 @@ def _cells(xy: np.ndarray, cell: float) -> tuple:
         iy[i] = int(math.floor((xy[i, 1] - y0) / cell))
     width = iy.max() + 3
     keys = (ix + 1) * width + iy + 1
-    order = np.argsort(keys, kind='mergesort')
+    span = (ix.max() + 3) * width
+    if span > 32 * n + 4096:  # a sparse floor: sorting the n keys costs less than counting the cells
+        order = np.argsort(keys, kind='mergesort')
+    else:
+        # A counting sort: stable like the merge sort, so the same order, in O(n + cells).
+        starts = np.zeros(span + 1, dtype=np.int64)
+        for i in range(n):
+            starts[keys[i] + 1] += 1
+        for k in range(span):
+            starts[k + 1] += starts[k]
+        order = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            order[starts[keys[i]]] = i
+            starts[keys[i]] += 1
     return x0, y0, width, ix.max(), iy.max(), keys[order], order
 
 
@@ -372,24 +385,41 @@ def _may_see(pos, dirs, robot, cx, cy, sin_b, cos_b, range_m, sensor_r, out) -> 
 
 
 @njit(cache=True)
-def _open_paths(xy, pos, dirs, cos_yaw, sin_yaw, transmitters, receivers, normals, offsets, walls,
-                range2, cos_e2, cos_r2, apertures, reach, radii):
+def _frame(i, poses, sensors, pos, dirs, framed, stamp) -> None:
+    """Robot i's sensor frames into pos[i], dirs[i] (:func:`_sensor_frames`'s formulas), once a
+    step: framed[i] == stamp once they are this step's.
+    """
+    if framed[i] == stamp:
+        return
+    framed[i] = stamp
+    x, y, th = poses[i, 0], poses[i, 1], poses[i, 2]
+    c, s = math.cos(th), math.sin(th)
+    for k in range(sensors.shape[0]):
+        pos[i, k, 0] = x + c * sensors[k, 0] - s * sensors[k, 1]
+        pos[i, k, 1] = y + s * sensors[k, 0] + c * sensors[k, 1]
+        ang = th + sensors[k, 2]
+        dirs[i, k, 0] = math.cos(ang)
+        dirs[i, k, 1] = math.sin(ang)
+
+
+@njit(cache=True)
+def _open_paths(xy, poses, sensors, cos_yaw, sin_yaw, transmitters, receivers, normals, offsets, walls,
+                range2, cos_e2, cos_r2, apertures, reach, radii, frames):
     """Every emitter→sensor path that meets criteria 1–4, sorted by transmitter, receiver, LED, sensor.
 
     Returns (transmitter, receiver, emitter, sensor, d (m), cos α_e, cos α_r, count); the arrays
     are longer than count. `radii` are ρ, the sensors' and the hull's radius (m). Pairs come
     from the grid (centres within `reach`); occluders of a pair from the cells within |ab|/2 plus
-    the sensors' and the hull's radius of its midpoint; the exact tests follow. The robots'
-    data is copied in cell order first, so that neighbours are neighbours in memory.
+    the sensors' and the hull's radius of its midpoint; the exact tests follow. Only the robots
+    of a pair get their sensor frames (`frames`: the channel's buffers pos, dirs, framed and
+    this step's stamp), and no robot's data is copied: with a thousand robots of which a tenth
+    send, a step touches the senders' neighbourhoods, not the whole fleet (issue #28).
     """
+    pos, dirs, framed, stamp = frames
     n = xy.shape[0]
     cell = reach / CELLS_PER_REACH
     x0, y0, width, nx, ny, sorted_keys, order = _cells(xy, cell)
     grid = (x0, y0, width, nx, ny, sorted_keys)
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n)
-    xy, pos, dirs = xy[order], pos[order], dirs[order]
-    cos_yaw, sin_yaw, receivers = cos_yaw[order], sin_yaw[order], receivers[order]
     near = np.empty(n, dtype=np.int64)
     occ = np.empty(n, dtype=np.int64)
     cap = 4 * transmitters.shape[0] + 64
@@ -402,45 +432,46 @@ def _open_paths(xy, pos, dirs, cos_yaw, sin_yaw, transmitters, receivers, normal
     o_cr = np.empty(cap)
     count = 0
     reach2 = reach * reach
-    sensors = pos.shape[1]
-    v_e = np.empty(sensors * sensors, dtype=np.int64)
-    v_s = np.empty(sensors * sensors, dtype=np.int64)
-    v_d = np.empty(sensors * sensors)
-    v_ce = np.empty(sensors * sensors)
-    v_cr = np.empty(sensors * sensors)
-    e_may = np.empty(sensors, dtype=np.int64)
-    s_may = np.empty(sensors, dtype=np.int64)
+    n_sensors = sensors.shape[0]
+    v_e = np.empty(n_sensors * n_sensors, dtype=np.int64)
+    v_s = np.empty(n_sensors * n_sensors, dtype=np.int64)
+    v_d = np.empty(n_sensors * n_sensors)
+    v_ce = np.empty(n_sensors * n_sensors)
+    v_cr = np.empty(n_sensors * n_sensors)
+    e_may = np.empty(n_sensors, dtype=np.int64)
+    s_may = np.empty(n_sensors, dtype=np.int64)
     sin_ae, cos_ae = math.sin(apertures[0]), math.cos(apertures[0])
     sin_ar, cos_ar = math.sin(apertures[1]), math.cos(apertures[1])
     range_r, sensor_r, hull_r = radii
     pad, hull_r2 = sensor_r + hull_r, hull_r * hull_r
-    # t, r: robot indices (the output's order); a, b, o: positions in cell order.
+    # t, r, o: robot indices; the grid gives positions in cell order (order[] maps them).
     for t in np.sort(transmitters):
-        a = rank[t]
-        tx, ty = xy[a, 0], xy[a, 1]
+        tx, ty = xy[t, 0], xy[t, 1]
         found = _robots_near(tx, ty, reach, grid, cell, near)
         m = 0
         for k in range(found):
-            b = near[k]
-            if b != a and receivers[b] and (xy[b, 0] - tx) ** 2 + (xy[b, 1] - ty) ** 2 <= reach2:
-                near[m] = order[b]
+            r = order[near[k]]
+            if r != t and receivers[r] and (xy[r, 0] - tx) ** 2 + (xy[r, 1] - ty) ** 2 <= reach2:
+                near[m] = r
                 m += 1
+        if m:
+            _frame(t, poses, sensors, pos, dirs, framed, stamp)
         for r in np.sort(near[:m]):
-            b = rank[r]
+            _frame(r, poses, sensors, pos, dirs, framed, stamp)
             # Criteria 1-3: first which LEDs may reach r's sensor disc and which sensors may see
             # t's, then the exact test on those paths only, without a square root until visible.
-            n_e = _may_see(pos, dirs, a, xy[b, 0], xy[b, 1], sin_ae, cos_ae, range_r, sensor_r, e_may)
-            n_s = _may_see(pos, dirs, b, tx, ty, sin_ar, cos_ar, range_r, sensor_r, s_may)
+            n_e = _may_see(pos, dirs, t, xy[r, 0], xy[r, 1], sin_ae, cos_ae, range_r, sensor_r, e_may)
+            n_s = _may_see(pos, dirs, r, tx, ty, sin_ar, cos_ar, range_r, sensor_r, s_may)
             visible = 0
             for i in range(n_e):
                 e = e_may[i]
                 for j in range(n_s):
                     s = s_may[j]
-                    vx = pos[b, s, 0] - pos[a, e, 0]
-                    vy = pos[b, s, 1] - pos[a, e, 1]
+                    vx = pos[r, s, 0] - pos[t, e, 0]
+                    vy = pos[r, s, 1] - pos[t, e, 1]
                     d2 = vx * vx + vy * vy
-                    de = vx * dirs[a, e, 0] + vy * dirs[a, e, 1]
-                    dr = -(vx * dirs[b, s, 0] + vy * dirs[b, s, 1])
+                    de = vx * dirs[t, e, 0] + vy * dirs[t, e, 1]
+                    dr = -(vx * dirs[r, s, 0] + vy * dirs[r, s, 1])
                     if d2 < range2 and de > 0 and de * de >= cos_e2 * d2 and dr > 0 and dr * dr >= cos_r2 * d2:
                         d = math.sqrt(d2)
                         v_e[visible], v_s[visible], v_d[visible] = e, s, d
@@ -449,18 +480,18 @@ def _open_paths(xy, pos, dirs, cos_yaw, sin_yaw, transmitters, receivers, normal
             if visible == 0:
                 continue
             # Criterion 4: third robots' hulls near the pair, then walls.
-            mx, my = (tx + xy[b, 0]) / 2, (ty + xy[b, 1]) / 2
-            radius = math.hypot(xy[b, 0] - tx, xy[b, 1] - ty) / 2 + pad
+            mx, my = (tx + xy[r, 0]) / 2, (ty + xy[r, 1]) / 2
+            radius = math.hypot(xy[r, 0] - tx, xy[r, 1] - ty) / 2 + pad
             found = _robots_near(mx, my, radius, grid, cell, occ)
             occluders = 0
             for k in range(found):
-                o = occ[k]
-                if o != a and o != b and (xy[o, 0] - mx) ** 2 + (xy[o, 1] - my) ** 2 <= radius * radius:
+                o = order[occ[k]]
+                if o != t and o != r and (xy[o, 0] - mx) ** 2 + (xy[o, 1] - my) ** 2 <= radius * radius:
                     occ[occluders] = o
                     occluders += 1
             for p in range(visible):
-                ax, ay = pos[a, v_e[p], 0], pos[a, v_e[p], 1]
-                bx, by = pos[b, v_s[p], 0], pos[b, v_s[p], 1]
+                ax, ay = pos[t, v_e[p], 0], pos[t, v_e[p], 1]
+                bx, by = pos[r, v_s[p], 0], pos[r, v_s[p], 1]
                 abx, aby = bx - ax, by - ay
                 ab2 = max(abx * abx + aby * aby, 1e-18)
                 blocked = False
@@ -616,7 +647,7 @@ class ProxCommChannel:
                  sensors: np.ndarray = rm.PROX_SENSORS, hull: np.ndarray = rm.HULL) -> None:
         self.params = params
         self.walls = np.zeros((0, 2, 2)) if walls is None else np.asarray(walls, dtype=float).reshape(-1, 2, 2)
-        self.sensors = np.asarray(sensors, dtype=float)
+        self.sensors = np.ascontiguousarray(sensors, dtype=float)
         self.hull = np.asarray(hull, dtype=float)
         if self.sensors.shape != (SENSOR_COUNT, 3):
             raise ValueError(f'sensors must be 7 rows of (x, y, angle), got shape {self.sensors.shape}')
@@ -630,6 +661,21 @@ class ProxCommChannel:
         self._offsets = (self._normals * self.hull).sum(axis=1)
         #: Robot pairs whose centres are further apart than this cannot link (m): the grid's cell.
         self.reach = params.range_m + 2 * self.sensor_radius
+        #: The sensor frames of a step's robots (_open_paths): buffers kept from step to step,
+        #: and the step's stamp, so that a step frames only the robots of its pairs.
+        self._pos = np.empty((0, SENSOR_COUNT, 2))
+        self._dirs = np.empty((0, SENSOR_COUNT, 2))
+        self._framed = np.empty(0, dtype=np.int64)
+        self._stamp = 0
+
+    def _frames(self, n: int) -> tuple:
+        """The frame buffers for n robots and a new step's stamp."""
+        if self._framed.shape[0] != n:
+            self._pos = np.empty((n, SENSOR_COUNT, 2))
+            self._dirs = np.empty((n, SENSOR_COUNT, 2))
+            self._framed = np.full(n, -1, dtype=np.int64)
+        self._stamp += 1
+        return self._pos, self._dirs, self._framed, self._stamp
 
     def _contributions(self, d: np.ndarray, cos_e: np.ndarray, cos_r: np.ndarray) -> np.ndarray:
         """The term w / (d − x0)² per visible emitter→sensor path (d in m, the law in cm)."""
@@ -686,14 +732,14 @@ class ProxCommChannel:
         """
         if len(tx) == 0 or not rx_mask.any():
             return Receptions.empty()
+        poses = np.ascontiguousarray(poses, dtype=float)
         xy = np.ascontiguousarray(poses[:, :2])
-        pos, dirs = sensor_frames(poses, self.sensors)
         p = self.params
         t, r, e, s, d, cos_e, cos_r, count = _open_paths(
-            xy, pos, dirs, np.cos(poses[:, 2]), np.sin(poses[:, 2]), tx, rx_mask, self._normals, self._offsets,
-            self.walls, p.range_m ** 2, self.cos_e ** 2, self.cos_r ** 2,
+            xy, poses, self.sensors, np.cos(poses[:, 2]), np.sin(poses[:, 2]), tx, rx_mask, self._normals,
+            self._offsets, self.walls, p.range_m ** 2, self.cos_e ** 2, self.cos_r ** 2,
             (p.emitter_aperture, p.receiver_aperture), self.reach,
-            (p.range_m, self.sensor_radius, self.hull_radius))
+            (p.range_m, self.sensor_radius, self.hull_radius), self._frames(len(poses)))
         if count == 0:
             return Receptions.empty()
         if not (p.ke or p.kr or (p.noise and rng is not None)):

@@ -159,10 +159,12 @@ class IrMediumNode:
     def _on_tick(self) -> None:
         self.ticks += 1
         if self._due:
-            senders = [i for i in sorted(self._due) if self.enabled[i] and self.tx[i]]
+            due = np.fromiter(self._due, dtype=np.int64, count=len(self._due))
+            due.sort()
             self._due.clear()
-            if senders:
-                self._transmit(np.array(senders, dtype=np.int64))
+            senders = due[self.enabled[due] & (self.tx[due] != 0)]
+            if len(senders):
+                self._transmit(senders)
         if self.ticks % self.ticks_per_period == 0:
             self._publish_links()
 

@@ -188,40 +188,41 @@ class WorldNode:
         due, due_list = self._due[self.tick % self._slots]
         outs, states = self.world.tick(t, due)
         if due_list:
-            for k, (i, row) in enumerate(zip(due_list, outs.tolist())):
+            for i, row, state in zip(due_list, outs.tolist(), states[:len(due_list)].tolist()):
                 self._prox_event(i, t, row[PROX_OUT:PROX_OUT + PROX_COUNT], row[GROUND_OUT:GROUND_OUT + PAIR],
-                                 row[BARCODE_OUT], states, k)
+                                 row[BARCODE_OUT], state)
         if self.tick % MARKER_PERIOD_TICKS == 0 and self.marker_pub.get_subscription_count():
             self.marker_pub.publish(self._markers(t))
 
-    def _prox_event(self, i: int, t: float, horizontal: list[int], ground: list[int], barcode: int, states: Any,
-                    row: int) -> None:
+    def _prox_event(self, i: int, t: float, horizontal: list[int], ground: list[int], barcode: int,
+                    state: list[float]) -> None:
         """Publish robot i's event: its readings (lists of int, as rclpy's int16[] fields give
-        them), the barcode under its reading sensor and its state right after the event,
-        states[row] (pose, odometry pose, wheel speeds).
+        them), the barcode under its reading sensor and its state right after the event (pose,
+        odometry pose, wheel speeds: a row of the tick's STATES, as a list).
         """
         if barcode != self.on_barcode[i]:
             self._barcode_truth(i, t, barcode)
         last = self.truth_log[i][5:]
-        x, y, th = states[row, STATE_POSE:STATE_POSE + POSE_WIDTH].tolist()
+        x, y, th = state[STATE_POSE:STATE_POSE + POSE_WIDTH]
         half = th / 2   # the message's quaternion (_odometry)
+        qz, qw = math.sin(half), math.cos(half)
         if self._stamp_ns - last[0] <= TRUTH_GAP_NS:   # False while last is NaN
             self.truth_distance[i] += math.hypot(x - last[1], y - last[2])
-        self.truth_log[i] = (*last, self._stamp_ns, x, y, math.sin(half), math.cos(half))
+        self.truth_log[i] = (*last, self._stamp_ns, x, y, qz, qw)
         direct = self.direct[i]
-        pubs = self.pubs[i]
         if direct is not None:  # the embedded runtime: the messages' values, without the messages
             direct(ground, horizontal)
         else:
+            pubs = self.pubs[i]
             pubs['horizontal'].publish(msgs.Int16MultiArray(layout=self._layout,
                                                             data=msgs.int16_array(horizontal)))
             pubs['ground'].publish(msgs.Int16MultiArray(layout=self._layout, data=msgs.int16_array(ground)))
         if self.quiet[i]:
             truth = self.truth_direct[i]
             if truth is not None:
-                x, y, th = states[row, STATE_POSE:STATE_POSE + POSE_WIDTH].tolist()
-                truth(x, y, 0.0, 0.0, math.sin(th / 2), math.cos(th / 2))
+                truth(x, y, 0.0, 0.0, qz, qw)
             return
+        pubs = self.pubs[i]
         name = self.names[i]
         stamp = msgs.stamp(t)
         for k, (pub, frame_id) in enumerate(self.range_pubs[i]):
@@ -231,7 +232,7 @@ class WorldNode:
             pub = pubs[f'ground_{side}']
             if pub.get_subscription_count():
                 pub.publish(msgs.ground_range(stamp, f'{name}/ground_{side}_link', value, self.ground_threshold))
-        self._publish_odometry(i, name, stamp, states[row].tolist())
+        self._publish_odometry(i, name, stamp, state)
 
     def _barcode_truth(self, i: int, t: float, k: int) -> None:
         """Ground truth for scoring reads: when the reading sensor enters barcode k (or a mark)."""
