@@ -17,6 +17,10 @@ seconds are timed (wall and CPU). A second run of the same case times the parts:
 ticks (the compiled world and its messages), the IR medium node, the controllers (their steps
 and IR receptions); the rest is the executor's delivery. It prints the real-time factor, the
 shares, and the exponent of the cost (CPU per simulated second) against the robot count.
+
+With `--baseline REV` (checked out by `git worktree add` into a temporary folder) the two trees
+run alternately, `--repeat` times each, and each case keeps its best run: the machine is shared,
+its speed drifts by 10-20 % between minutes, and only runs side by side compare two trees.
 """
 from __future__ import annotations
 
@@ -87,8 +91,8 @@ def case(folder: Path, count: int) -> Path:
     return path
 
 
-def run(path: Path, duration: float, parts: bool) -> dict:
-    env = {**os.environ, 'PYTHONPATH': str(ROOT), 'THYMIO_ROAD_EMBEDDED': '1'}
+def run(path: Path, duration: float, parts: bool, tree: Path = ROOT) -> dict:
+    env = {**os.environ, 'PYTHONPATH': str(tree), 'THYMIO_ROAD_EMBEDDED': '1'}
     done = subprocess.run([sys.executable, '-c', CHILD, str(path), str(duration), '1' if parts else '0'],
                           env=env, capture_output=True, text=True, cwd=path.parent)
     if done.returncode:
@@ -100,25 +104,56 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--counts', type=int, nargs='+', default=[100, 300, 1000])
     ap.add_argument('--duration', type=float, default=10.0, help='simulated seconds timed per case')
+    ap.add_argument('--baseline', metavar='REV', help='git revision to run beside this tree, alternately')
+    ap.add_argument('--repeat', type=int, default=1, help='runs per case and tree; the best is kept')
     args = ap.parse_args()
-    costs = []
     with tempfile.TemporaryDirectory() as tmp:
-        for count in args.counts:
-            path = case(Path(tmp), count)
-            plain = run(path, args.duration, False)
-            timed = run(path, args.duration, True)
-            parts = timed['parts']
-            total = timed['cpu']
-            shares = {name: parts.get(name, 0.0) / total for name in ('world', 'ir_medium', 'controllers')}
+        trees = {'this tree': ROOT}
+        if args.baseline:
+            trees[args.baseline] = Path(tmp) / 'baseline'
+            subprocess.run(['git', 'worktree', 'add', '--detach', str(trees[args.baseline]), args.baseline],
+                           cwd=ROOT, check=True, capture_output=True)
+        try:
+            measure(Path(tmp), trees, args)
+        finally:
+            if args.baseline:
+                subprocess.run(['git', 'worktree', 'remove', '--force', str(trees[args.baseline])], cwd=ROOT,
+                               capture_output=True)
+
+
+def measure(folder: Path, trees: dict[str, Path], args: argparse.Namespace) -> None:
+    """Each case on each tree, alternately; the best wall time of `--repeat` runs and the parts'
+    shares of the first timed run; then the exponents and, with a baseline, the ratios.
+    """
+    costs: dict[str, list[float]] = {name: [] for name in trees}
+    for count in args.counts:
+        path = case(folder, count)
+        best: dict[str, dict] = {}
+        for _ in range(args.repeat):
+            for name, tree in trees.items():
+                plain = run(path, args.duration, False, tree)
+                if name not in best or plain['wall'] < best[name]['wall']:
+                    best[name] = plain
+        for name, tree in trees.items():
+            timed = run(path, args.duration, True, tree)
+            parts, total = timed['parts'], timed['cpu']
+            shares = {part: parts.get(part, 0.0) / total for part in ('world', 'ir_medium', 'controllers')}
             rest = 1.0 - sum(shares.values())
-            costs.append(plain['cpu'] / args.duration)
-            print(f"{count:5d} robots: {args.duration / plain['wall']:6.2f}× real time (wall), "
+            plain = best[name]
+            costs[name].append(plain['cpu'] / args.duration)
+            label = f' {name}' if len(trees) > 1 else ''
+            print(f"{count:5d} robots{label}: {args.duration / plain['wall']:6.2f}× real time (wall), "
                   f"{args.duration / plain['cpu']:6.2f}× (CPU); CPU shares: world {100 * shares['world']:.0f} %, "
                   f"IR medium {100 * shares['ir_medium']:.0f} %, controllers {100 * shares['controllers']:.0f} %, "
                   f'executor and the rest {100 * rest:.0f} %', flush=True)
-    if len(costs) >= 2:
-        print(f'cost exponent (CPU per simulated second against robots, {args.counts[0]}..{args.counts[-1]}): '
-              f'{exponent(args.counts, costs):.2f}')
+        if len(trees) > 1:
+            this, base = (best[name]['wall'] for name in trees)
+            print(f'{count:5d} robots: this tree / {args.baseline}: {base / this:.2f}× as fast', flush=True)
+    if len(args.counts) >= 2:
+        for name in trees:
+            label = f' ({name})' if len(trees) > 1 else ''
+            print(f'cost exponent{label} (CPU per simulated second against robots, '
+                  f'{args.counts[0]}..{args.counts[-1]}): {exponent(args.counts, costs[name]):.2f}')
 
 
 if __name__ == '__main__':
