@@ -175,6 +175,25 @@ def _run(duration, mission='', start_node=None, seed=1):
     return events, nav
 
 
+def test_the_controller_knows_its_node_from_the_navigator_without_events():
+    """The node tells the controller the navigator's node after a step without events too: the
+    belief the navigator starts with, and one set anew (set_start), not only after an event.
+    """
+    os.environ.setdefault('THYMIO_ROAD_EMBEDDED', '1')
+    from thymio_road.runtime.run import Graph
+    from thymio_road.scenario import load_scenario
+    graph = Graph(load_scenario('simple', duration=2, seed=1))
+    graph.run(0.3)
+    node = graph.controller('thymio1')
+    assert node.navigator.node == 'R1' and node.core.current_node == node._ids['R1']  # the scenario's start
+    node.navigator.set_start('L1')
+    graph.run(0.5)  # a few steps on the road: no event
+    assert node.navigator.node == 'L1' and node.core.current_node == node._ids['L1']
+    node.navigator.set_start('')
+    graph.run(0.7)
+    assert node.navigator.node is None and node.core.current_node is None
+
+
 def test_end_to_end_mission_reaches_location_1():
     events, nav = _run(520, mission='1,1')
     arrivals = [e for e in events if e['kind'] == 'arrival']

@@ -307,6 +307,42 @@ def test_compiled_step_equals_the_numpy_step(params, kind, seed):
     assert plain[0].rows() == plain[1].rows()
 
 
+def test_a_channel_kept_over_steps_frames_each_step_anew():
+    """The node keeps one channel: its frame buffers, stamped per step, never serve a robot the
+    sensors of where it stood in an earlier step, nor of a crowd of another size.
+    """
+    rng = np.random.default_rng(11)
+    channel = pc.ProxCommChannel()
+    poses = pc.scatter_robots(200, density=12.0, rng=rng)
+    for n in (200, 200, 200, 150, 200):
+        poses = poses.copy()
+        poses[:, :2] += rng.normal(0.0, 0.03, (len(poses), 2))
+        poses[:, 2] += rng.normal(0.0, 0.4, len(poses))
+        crowd = poses[:n]
+        senders = np.sort(rng.choice(n, n // 10, replace=False))
+        payloads = rng.integers(1, pc.PAYLOAD_MAX + 1, len(senders))
+        got = channel.step(crowd, senders, payloads)
+        want = reference.ReferenceChannel().step(crowd, senders, payloads)
+        assert len(want) > 5
+        assert got.rows() == want.rows()
+        assert np.array_equal(got.links, want.links)
+
+
+@pytest.mark.parametrize('spread', [5.0, 400.0])
+def test_the_grid_orders_the_robots_as_a_stable_sort_of_their_cells(spread):
+    """Counted (a dense floor) or merge-sorted (a sparse one), the cells give the same order."""
+    rng = np.random.default_rng(5)
+    xy = np.ascontiguousarray(rng.uniform(0.0, spread, (500, 2)))
+    xy[250:] = xy[:250]  # robots sharing cells, and positions
+    cell = 0.2
+    x0, y0, width, _, _, keys, order = pc._cells(xy, cell)
+    ix = np.floor((xy[:, 0] - x0) / cell).astype(np.int64)
+    iy = np.floor((xy[:, 1] - y0) / cell).astype(np.int64)
+    expected = np.argsort((ix + 1) * width + iy + 1, kind='mergesort')
+    assert np.array_equal(order, expected)
+    assert np.array_equal(keys, ((ix + 1) * width + iy + 1)[expected])
+
+
 def test_a_lone_pair_and_robots_at_the_grid_cell_border():
     channel = pc.ProxCommChannel()
     # 1 km away from a third robot: the grid spans it without a cell per metre in between.

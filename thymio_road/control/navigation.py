@@ -116,7 +116,9 @@ class Navigator:
         self.rng = random.Random(seed)
         self._random: Callable[[Action, int], str] = self._own_random
         self._random_direction: Callable[[], str] = lambda: self.rng.choice(tuple(CROSSROAD_EXITS))
-        #: Options the robot may be driving (None: anywhere, nothing known).
+        #: Options the robot may be driving (None: anywhere, nothing known). This and `inside`
+        #: are the belief, replaced (never changed in place) when it changes: the ROS node asks
+        #: for the node only when one of them is another object (ControllerNode._flush).
         self.edges: list[Option] | None = None
         #: Approaches the robot may have entered its current node by (None: not in a node).
         self.inside: list[str] | None = None

@@ -83,9 +83,10 @@ class ControllerNode:
         self._led: tuple[int, int, int] | None = None
         self._publish_state()
         self.navigator: Navigator | None = None
-        #: Whether core.current_node waits for the navigator: its node changes only with the
-        #: controller's events (control/navigation.py's handlers), so a step without any skips it.
-        self._node_unknown = False
+        #: The navigator's belief (its `inside` and `edges`, replaced, never changed in place,
+        #: whenever it changes) when core.current_node was last set from it: a step whose events
+        #: are none and whose belief is the same object skips the node's query (a set built).
+        self._belief: tuple[Any, Any] = (_UNSET, _UNSET)
         # The one parameter that takes effect at run time (`ros2 param set`), like the mission topic.
         self._mission = declare(node, 'mission', '', read_only=False)
         self._start_node = declare(node, 'start_node', '')
@@ -115,7 +116,6 @@ class ControllerNode:
             self.navigator = Navigator(graph)
         self.navigator.attach(self.core)
         self._ids = node_ids(graph.road_map)
-        self._node_unknown = True  # the next flush asks the new navigator
 
     def _on_map(self, msg: Any) -> None:
         try:
@@ -207,19 +207,21 @@ class ControllerNode:
 
     def _flush(self) -> None:
         """Publish what the last step changed: events, state, LED colour."""
-        if not self.core.events and not self._node_unknown and self._led is not None:
-            return  # most steps: nothing to tell, and the navigator's node changes only by events
+        nav = self.navigator
+        moved = nav is not None and (nav.inside is not self._belief[0] or nav.edges is not self._belief[1])
+        if not self.core.events and not moved and self._led is not None:
+            return  # most steps: nothing to tell, and the navigator still believes what it did
         events = self.core.drain_events()
-        if self.navigator is not None and (events or self._node_unknown):
+        if nav is not None and (events or moved):
             # The node before the events, needed only after an intersection event.
-            before = self.navigator.node if events else None
-            events += self.navigator.on_events(events)
+            before = nav.node if events else None
+            events += nav.on_events(events)
             if any(e.kind == 'intersection' for e in events):
                 self._previous = before  # the node it came from (Appendix A: oldNode)
-            node = self.navigator.node  # a property that builds a set: asked once
+            node = nav.node  # a property that builds a set: asked once
             self.core.current_node = self._ids.get(node) if node else None
             self.core.previous_node = self._ids.get(self._previous) if self._previous else None
-            self._node_unknown = False
+            self._belief = nav.inside, nav.edges
         if events:
             stamp = self.node.get_clock().now().nanoseconds / 1e9
         for event in events:
@@ -237,6 +239,9 @@ class ControllerNode:
 
     def _publish_state(self) -> None:
         self.state_pub.publish(msgs.String(data=self.core.state.name))
+
+
+_UNSET = object()
 
 
 @lru_cache(maxsize=4)
