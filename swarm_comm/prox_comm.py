@@ -197,14 +197,20 @@ def sensor_frames(poses: np.ndarray, sensors: np.ndarray = rm.PROX_SENSORS) -> t
 def _sensor_frames(poses: np.ndarray, sensors: np.ndarray, pos: np.ndarray, dirs: np.ndarray) -> None:
     """The numpy formulas of sensor frames, compiled: a dozen numpy calls cost 25 µs a step."""
     for i in range(poses.shape[0]):
-        x, y, th = poses[i, 0], poses[i, 1], poses[i, 2]
-        c, s = math.cos(th), math.sin(th)
-        for k in range(sensors.shape[0]):
-            pos[i, k, 0] = x + c * sensors[k, 0] - s * sensors[k, 1]
-            pos[i, k, 1] = y + s * sensors[k, 0] + c * sensors[k, 1]
-            ang = th + sensors[k, 2]
-            dirs[i, k, 0] = math.cos(ang)
-            dirs[i, k, 1] = math.sin(ang)
+        _frame_of(i, poses, sensors, pos, dirs)
+
+
+@njit(cache=True)
+def _frame_of(i: int, poses: np.ndarray, sensors: np.ndarray, pos: np.ndarray, dirs: np.ndarray) -> None:
+    """Robot i's sensor positions and unit directions into pos[i] and dirs[i]."""
+    x, y, th = poses[i, 0], poses[i, 1], poses[i, 2]
+    c, s = math.cos(th), math.sin(th)
+    for k in range(sensors.shape[0]):
+        pos[i, k, 0] = x + c * sensors[k, 0] - s * sensors[k, 1]
+        pos[i, k, 1] = y + s * sensors[k, 0] + c * sensors[k, 1]
+        ang = th + sensors[k, 2]
+        dirs[i, k, 0] = math.cos(ang)
+        dirs[i, k, 1] = math.sin(ang)
 
 
 def _hull_normals(hull: np.ndarray) -> np.ndarray:
@@ -386,20 +392,12 @@ def _may_see(pos, dirs, robot, cx, cy, sin_b, cos_b, range_m, sensor_r, out) -> 
 
 @njit(cache=True)
 def _frame(i, poses, sensors, pos, dirs, framed, stamp) -> None:
-    """Robot i's sensor frames into pos[i], dirs[i] (:func:`_sensor_frames`'s formulas), once a
-    step: framed[i] == stamp once they are this step's.
+    """Robot i's sensor frames into pos[i], dirs[i] (:func:`_frame_of`), once a step: framed[i]
+    == stamp once they are this step's.
     """
-    if framed[i] == stamp:
-        return
-    framed[i] = stamp
-    x, y, th = poses[i, 0], poses[i, 1], poses[i, 2]
-    c, s = math.cos(th), math.sin(th)
-    for k in range(sensors.shape[0]):
-        pos[i, k, 0] = x + c * sensors[k, 0] - s * sensors[k, 1]
-        pos[i, k, 1] = y + s * sensors[k, 0] + c * sensors[k, 1]
-        ang = th + sensors[k, 2]
-        dirs[i, k, 0] = math.cos(ang)
-        dirs[i, k, 1] = math.sin(ang)
+    if framed[i] != stamp:
+        framed[i] = stamp
+        _frame_of(i, poses, sensors, pos, dirs)
 
 
 @njit(cache=True)
