@@ -11,6 +11,8 @@ import signal
 import sys
 from typing import Any, Callable
 
+from .stop_watchdog import StopWatchdog
+
 #: Exit code of a node refused at start-up for a bad parameter or scenario (as the CLI's).
 BAD_INPUT = 2
 #: The signals that stop a node: Ctrl-C, and `thymio-road ros`/launch stopping its children.
@@ -34,21 +36,26 @@ def spin(name: str, node_class: Callable[[Any], Any], args: list[str] | None = N
     convert call argument '0'", the IR medium at 1 stop in 10) or half-way through building a
     Task (an AttributeError from Future.__del__ at exit); rclpy's own handler shuts the context
     down from another thread while the executor builds its wait set ("RCLError: failed to
-    initialize wait set", 9 stops in 20).
+    initialize wait set", 9 stops in 20). A process still running a few seconds after the signal
+    prints where it is stuck and leaves (:class:`StopWatchdog`).
     """
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
     _received.clear()
     previous = {sig: signal.signal(sig, _flag_stop) for sig in STOP_SIGNALS}
+    watchdog = StopWatchdog(name)
+    watchdog.start()
     try:
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
         try:
-            _run(name, node_class, rclpy, SingleThreadedExecutor)
+            _run(name, node_class, rclpy, SingleThreadedExecutor, watchdog)
         finally:
+            watchdog.backstop()
             if rclpy.ok():
                 rclpy.shutdown()
     finally:
+        watchdog.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
@@ -57,7 +64,8 @@ def _flag_stop(signum: int, frame: Any) -> None:
     _received.append(signum)
 
 
-def _run(name: str, node_class: Callable[[Any], Any], rclpy: Any, executor_class: Callable[[], Any]) -> None:
+def _run(name: str, node_class: Callable[[Any], Any], rclpy: Any, executor_class: Callable[[], Any],
+         watchdog: StopWatchdog) -> None:
     if _received:  # stopped during start-up
         return
     node = rclpy.create_node(name)
@@ -74,9 +82,11 @@ def _run(name: str, node_class: Callable[[Any], Any], rclpy: Any, executor_class
         while not _received:
             executor.spin_once(timeout_sec=STOP_POLL)
     finally:
+        watchdog.closing()
         executor.remove_node(node)
         close = getattr(wrapper, 'close', None)
         if close is not None:
             close()
+        watchdog.teardown()
         node.destroy_node()
         executor.shutdown()
