@@ -363,3 +363,86 @@ def test_crossroad_sequences_of_the_report(direction):
     else:
         assert states == [State.CONTINUE, State.CONTINUE, State.EXIT, State.CONTINUE]
     assert c.state is State.ROAD and c.speed == 150
+
+
+# --- rest steps ------------------------------------------------------------------------------------
+def _fingerprint(obj, seen=None):
+    """Everything a controller holds, as plain values (its rest-step cache left out)."""
+    import collections
+    import enum
+    import random
+    seen = set() if seen is None else seen
+    if isinstance(obj, (int, float, str, bool, type(None), enum.Enum)):
+        return obj
+    if isinstance(obj, random.Random):
+        return obj.getstate()
+    if isinstance(obj, (list, tuple, collections.deque)):
+        return [_fingerprint(v, seen) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _fingerprint(v, seen) for k, v in obj.items()}
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    if callable(obj) or id(obj) in seen or not type(obj).__module__.startswith('thymio_road'):
+        return type(obj).__name__
+    seen.add(id(obj))
+    fields = vars(obj) if hasattr(obj, '__dict__') else {s: getattr(obj, s) for s in type(obj).__slots__}
+    return {k: _fingerprint(v, seen) for k, v in fields.items() if k not in ('_rest', 'rest_steps')}
+
+
+@pytest.mark.parametrize('rules,recovery', [('improved', 'both'), ('improved', 'report'), ('report', 'report')])
+def test_rest_steps_give_the_same_robot_as_the_whole_pipeline(rules, recovery):
+    """Two robots, one taking rest steps and one not, fed the same random mix of plain readings,
+    a swinging follow sensor (a wrong way), barcodes, lost roads, robots in front and behind and
+    IR messages: the same wheels, events and state at every step, and most steps rest steps.
+    """
+    import random
+    from thymio_road.control.right_of_way import announce_code, blocked_code, Role
+    params = ControllerParams(traffic_rules=rules, recovery=recovery, robot_id=3, seed=5)
+    resting, whole = RoadController(params), RoadController(params)
+    whole.rest_steps = False
+    rng = random.Random(11)
+    rest_steps = 0
+    kind, left = 'plain', 0
+    for k in range(6000):
+        if left == 0:
+            kind = rng.choices(['plain', 'swing', 'code', 'lost', 'front', 'behind', 'heard'],
+                               [60, 8, 6, 3, 6, 3, 6])[0]
+            left = rng.randint(1, 60)
+        left -= 1
+        follow, read, prox = 500 + rng.randint(-40, 40), 900, [0] * 7
+        if kind == 'swing':
+            follow = 500 + (250 if k % 2 else -250)
+        elif kind == 'code':
+            read = rng.choice([100, 900, 900])
+        elif kind == 'lost':
+            follow = rng.choice([50, 950])
+        elif kind == 'front':
+            prox[rng.randint(0, 4)] = rng.randint(500, 4500)
+        elif kind == 'behind':
+            prox[rng.randint(5, 6)] = rng.randint(500, 4500)
+        elif kind == 'heard' and rng.random() < 0.3:
+            code = rng.choice([announce_code(Role.ROAD, 7), announce_code(Role.PRIORITY, 8), blocked_code(3)])
+            heard = [rng.choice([0, 0, 2000]) for _ in range(7)]
+            for robot in (resting, whole):
+                robot.on_comm(code, heard)
+        before = resting._rest is not None and resting.state is State.ROAD
+        wheels = resting.step([follow, read], prox)
+        assert wheels == whole.step([follow, read], prox), k
+        if before and not any(prox) and read >= params.grey_thresh and abs(follow - params.grey_ref) <= \
+                params.lost_threshold:
+            rest_steps += 1
+        assert resting.drain_events() == whole.drain_events(), k
+        assert resting.tx_value() == whole.tx_value(), k
+        if k % 50 == 0 or kind != 'plain':
+            assert _fingerprint(resting) == _fingerprint(whole), k
+    assert _fingerprint(resting) == _fingerprint(whole)
+    assert rest_steps > 1000
+
+
+def test_a_robot_told_to_stop_between_rest_steps_stops():
+    c = RoadController(ControllerParams())
+    for _ in range(5):
+        c.step([500, 900], [0] * 7)
+    assert c._rest is not None
+    c.stop()
+    assert c.step([500, 900], [0] * 7) == (0, 0)

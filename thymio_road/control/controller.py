@@ -50,7 +50,17 @@ class RoadController(ReportMachine):
     7. ACTION's or EXIT's handler, then READ's counting (so the trigger event counts as 1);
     8. on a ring, the distance since its last mark: overdue, it has left the ring unawares;
     9. the policy after the drive and after the step; the mode, reported when it changes.
+
+    A robot *at rest* (:meth:`_rest_params`: on the road between intersections, nothing held,
+    counted, made way for or heard) whose readings are plain (nothing in front or behind, the
+    reading sensor off black, the road not lost) would run through all of that only to follow
+    the line: its next step is that alone (:meth:`_rest_step`), with the same result. Most steps
+    of a run are such steps, and with hundreds of robots they cost most where they skip most:
+    the objects they would visit are out of the CPU's caches (docs/performance.md).
     """
+
+    #: Take rest steps (False: every step runs the whole pipeline; the result is the same).
+    rest_steps = True
 
     def __init__(self, params: ControllerParams | None = None, state: State = State.ROAD) -> None:
         params = ControllerParams() if params is None else params
@@ -67,16 +77,25 @@ class RoadController(ReportMachine):
         self._uncalibrated = params.speed_factor == 1.0 and params.wheel_balance == 1.0
         self._priority = params.kind == 'priority'
         self.mode = self._current_mode()
+        #: At rest after the last step: the parameters of a rest step (see _rest_params), or None.
+        self._rest: tuple[int, int, int, int] | None = None
 
     # --- the step ------------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
         """One "prox" event: returns (motor.left.target, motor.right.target)."""
+        rest = self._rest
+        if rest is not None and self.state is State.ROAD and self.action is None and not any(prox) and self.rest_steps:
+            grey_ref, grey_thresh, lost_threshold, gain = rest
+            diff = int(ground[0]) - grey_ref
+            if int(ground[1]) >= grey_thresh and abs(diff) <= lost_threshold:
+                return self._rest_step(diff, gain)
         self._last_obstructed, self.obstructed = self.obstructed, False
         self._pause = None
         wheels = self._step(ground, prox)
         self._watch_ring_marks(wheels)
         self.policy.after_step(self, wheels)
         self._note_mode()
+        self._rest = self._rest_params() if self.rest_steps else None
         return wheels
 
     def _step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
@@ -127,6 +146,56 @@ class RoadController(ReportMachine):
         if left or right:
             policy.after_drive(self, left, right)
         return self._calibrated(left, right)
+
+    def wake(self) -> None:
+        """Something changed the robot outside its step pipeline (a message heard, a button, a
+        light, a rule started from outside): the next step runs the whole pipeline again."""
+        self._rest = None
+
+    def _rest_params(self) -> tuple[int, int, int, int] | None:
+        """Whether the robot is at rest: (grey_ref, grey_thresh, lost_threshold, gain_road) if so,
+        else None.
+
+        At rest, a step with plain readings changes nothing of :meth:`_step`'s pipeline but what
+        :meth:`_rest_step` does: the lights' tick finds nothing to count (LightObedience.at_rest,
+        no siding's lane); the policy takes no wheels (ReportPolicy.at_rest); with every
+        proximity reading 0 no threshold is passed (they are all >= 0, params.py); the reading
+        sensor off black (>= grey_thresh) neither triggers nor ends a code's tail (none here);
+        the blind-crossing count has run out and no spin or U-turn is under way
+        (Recovery.at_rest); off an intersection the ring's distance stays 0; the mode stays
+        DRIVING; nothing obstructed or paused it. Anything that may change that from outside a
+        step (a message heard, a button, a light's hold, a making of way started) calls :meth:`wake`.
+        """
+        if (self.state is State.ROAD and self.action is None and self.light_lane is None and not self.delivering
+                and not self.on_code_tail and not self.obstructed and not self._last_obstructed
+                and self._pause is None and self.mode is Mode.DRIVING and self.lights.at_rest()
+                and self.recovery.at_rest() and self.policy.at_rest(self)):
+            p = self.params
+            return p.grey_ref, p.grey_thresh, p.lost_threshold, p.gain_road
+        return None
+
+    def _rest_step(self, diff: int, gain: int) -> tuple[int, int]:
+        """The step of a robot at rest with plain readings: the line following of _follow_line
+        (with the wrong-way window of recovery 'both', which may turn the robot round), then the
+        policy's after_drive and after_step, as :meth:`step` runs them.
+        """
+        recovery = self.recovery
+        turning = recovery.turning(self, diff) if recovery.both else None
+        if turning is None:
+            speed = self.speed
+            left, right = clip(speed + adiv(diff, gain)), clip(speed + adiv(-diff, gain))
+        else:
+            left, right = turning
+        policy = self.policy
+        if left or right:
+            policy.after_drive(self, left, right)
+        wheels = self._calibrated(left, right)
+        self.since_mark_cm = 0.0
+        policy.after_step(self, wheels)
+        if turning is not None:  # a wrong way: turning round, a mode of its own
+            self._rest = None
+            self._note_mode()
+        return wheels
 
     def _watch_ring_marks(self, wheels: tuple[int, int]) -> None:
         """On a ring past its first mark, the distance since the last mark; overdue, the robot has
@@ -182,11 +251,13 @@ class RoadController(ReportMachine):
     # --- buttons and events ------------------------------------------------------------------------
     def stop(self) -> None:
         """The centre button: stop whatever the state (§3, STOP)."""
+        self.wake()
         self._set_state(State.STOP)
         self._note_mode()
 
     def start(self) -> None:
         """The forward button: drive on the road again."""
+        self.wake()
         self.lights.release()
         self._set_state(State.ROAD)
         self._note_mode()
@@ -200,6 +271,7 @@ class RoadController(ReportMachine):
         """A value received by IR (prox.comm.rx, with the 7 sensors' intensities when known):
         another robot's message goes to the traffic policy, a light's code to the lights.
         """
+        self.wake()
         if not self.policy.hear(self, code, intensities):
             self.lights.hear(self, code, intensities)
 
@@ -234,6 +306,7 @@ class RoadController(ReportMachine):
 
     @stopped_by_light.setter
     def stopped_by_light(self, value: bool) -> None:
+        self.wake()
         self.lights.stopped = value
 
     @property

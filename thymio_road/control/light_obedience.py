@@ -64,6 +64,13 @@ class LightObedience:
     def near_light(self) -> bool:
         return self.since_light <= LIGHT_NEAR
 
+    def at_rest(self) -> bool:
+        """:meth:`tick` would change nothing (on the road, out of a siding's lane): not held, the
+        counts running, no crossroad's lights being compared, none heard for LIGHT_NEAR events.
+        """
+        return not self.stopped and bool(self.increment_counter) and not self.arms \
+            and self.since_light == LIGHT_NEAR + 1
+
     def says_go(self, node: int | None) -> bool:
         """Near a light whose last code heard opens the road lane of node `node` (node+40; any
         node when the robot does not know where it is, as the lights' addressing does).

@@ -94,6 +94,11 @@ class ReportPolicy:
         """The policy's own mode this step (making way, holding, yielding), or None."""
         return None
 
+    def at_rest(self, ctl) -> bool:
+        """A step on the road with nothing in front or behind would run none of the policy's
+        hooks but `after_drive` and `after_step` (RoadController's rest steps)."""
+        return True
+
     # --- the machine's moments ---------------------------------------------------------------------
     def on_intersection(self, ctl) -> None:
         """An intersection code was read."""
@@ -226,6 +231,12 @@ class ImprovedPolicy(ReportPolicy):
     def after_step(self, ctl, wheels: tuple[int, int]) -> None:
         self.row.tick(ctl.obstructed)
         self.merge_commit.after_step(ctl, wheels)
+
+    def at_rest(self, ctl) -> bool:
+        # The selector asks no reason of a quiet robot that makes no way, and the yield at an
+        # entry answers None on the road (off a link's merge) without a change.
+        return self.row.quiet() and not self.make_way.active() and not self.yield_at_entry.yielding \
+            and not self.merge_watch.count
 
     def mode(self, ctl) -> Mode | None:
         if self.make_way.making_way is not None:

@@ -54,6 +54,13 @@ class Recovery:
         elif self._since_crossing <= CROSSED_DARK_WINDOW:
             self._since_crossing += 1
 
+    def at_rest(self) -> bool:
+        """Neither spinning, turning round, nor counting the events after a blind crossing:
+        :meth:`note_crossing` and the line following change nothing here but the wrong-way window,
+        which :meth:`turning` keeps.
+        """
+        return not self.spin_left and not self.uturn and self._since_crossing > CROSSED_DARK_WINDOW
+
     def spin(self, machine, diff: int) -> tuple[int, int]:
         """Road lost: spin on the spot. With the report's sign it finds the road again only from
         the white side (§4). A robot that lost the road on white within CROSSED_DARK_WINDOW events

@@ -65,6 +65,7 @@ class MakeWay(Rule):
         self.blocked_returning = False
 
     def start(self, ctl, other: int, reason: str, role) -> None:
+        ctl.wake()  # (from the selector, or from outside a step)
         self.row.blocked = 0
         self.retrace = [self.trail.pop() for _ in range(min(len(self.trail), self.params.make_way_count))][::-1]
         self.making_way = 0
