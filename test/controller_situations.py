@@ -14,6 +14,11 @@ its line; the reading sensor reads white paper (900) or a printed black bit (100
 """
 from __future__ import annotations
 
+import collections
+import enum
+import random
+from typing import Any
+
 from thymio_road.control.controller import Action, RoadController, State
 
 ON_LINE = 500
@@ -152,3 +157,25 @@ def leaving_siding(c: RoadController) -> RoadController:
         c.step(GREY, CLEAR)
     assert c.state is State.ROAD and c.light_lane == 'siding' and c.light_lane_count == 0
     return c
+
+
+def fingerprint(obj: Any, seen: set | None = None) -> Any:
+    """Everything a controller holds, as plain values to compare two robots by (its rest-step
+    cache and switch left out).
+    """
+    seen = set() if seen is None else seen
+    if isinstance(obj, (int, float, str, bool, type(None), enum.Enum)):
+        return obj
+    if isinstance(obj, random.Random):
+        return obj.getstate()
+    if isinstance(obj, (list, tuple, collections.deque)):
+        return [fingerprint(v, seen) for v in obj]
+    if isinstance(obj, dict):
+        return {k: fingerprint(v, seen) for k, v in obj.items()}
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    if callable(obj) or id(obj) in seen or not type(obj).__module__.startswith('thymio_road'):
+        return type(obj).__name__
+    seen.add(id(obj))
+    fields = vars(obj) if hasattr(obj, '__dict__') else {s: getattr(obj, s) for s in type(obj).__slots__}
+    return {k: fingerprint(v, seen) for k, v in fields.items() if k not in ('_rest', 'rest_steps')}

@@ -6,7 +6,7 @@
 
 import pytest
 
-from controller_situations import at_location, choosing, CODES, cross, GREY, mark, read_code
+from controller_situations import at_location, choosing, CODES, cross, fingerprint, GREY, mark, read_code
 from thymio_road.control.controller import Action, adiv, ControllerParams, led_colour, RoadController, State
 
 CLEAR = [0] * 7
@@ -366,29 +366,6 @@ def test_crossroad_sequences_of_the_report(direction):
 
 
 # --- rest steps ------------------------------------------------------------------------------------
-def _fingerprint(obj, seen=None):
-    """Everything a controller holds, as plain values (its rest-step cache left out)."""
-    import collections
-    import enum
-    import random
-    seen = set() if seen is None else seen
-    if isinstance(obj, (int, float, str, bool, type(None), enum.Enum)):
-        return obj
-    if isinstance(obj, random.Random):
-        return obj.getstate()
-    if isinstance(obj, (list, tuple, collections.deque)):
-        return [_fingerprint(v, seen) for v in obj]
-    if isinstance(obj, dict):
-        return {k: _fingerprint(v, seen) for k, v in obj.items()}
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj)
-    if callable(obj) or id(obj) in seen or not type(obj).__module__.startswith('thymio_road'):
-        return type(obj).__name__
-    seen.add(id(obj))
-    fields = vars(obj) if hasattr(obj, '__dict__') else {s: getattr(obj, s) for s in type(obj).__slots__}
-    return {k: _fingerprint(v, seen) for k, v in fields.items() if k not in ('_rest', 'rest_steps')}
-
-
 @pytest.mark.parametrize('rules,recovery', [('improved', 'both'), ('improved', 'report'), ('report', 'report')])
 def test_rest_steps_give_the_same_robot_as_the_whole_pipeline(rules, recovery):
     """Two robots, one taking rest steps and one not, fed the same random mix of plain readings,
@@ -434,8 +411,8 @@ def test_rest_steps_give_the_same_robot_as_the_whole_pipeline(rules, recovery):
         assert resting.drain_events() == whole.drain_events(), k
         assert resting.tx_value() == whole.tx_value(), k
         if k % 50 == 0 or kind != 'plain':
-            assert _fingerprint(resting) == _fingerprint(whole), k
-    assert _fingerprint(resting) == _fingerprint(whole)
+            assert fingerprint(resting) == fingerprint(whole), k
+    assert fingerprint(resting) == fingerprint(whole)
     assert rest_steps > 1000
 
 

@@ -149,7 +149,8 @@ class RoadController(ReportMachine):
 
     def wake(self) -> None:
         """Something changed the robot outside its step pipeline (a message heard, a button, a
-        light, a rule started from outside): the next step runs the whole pipeline again."""
+        light, a rule started from outside): the next step runs the whole pipeline again.
+        """
         self._rest = None
 
     def _rest_params(self) -> tuple[int, int, int, int] | None:

@@ -96,7 +96,8 @@ class ReportPolicy:
 
     def at_rest(self, ctl) -> bool:
         """A step on the road with nothing in front or behind would run none of the policy's
-        hooks but `after_drive` and `after_step` (RoadController's rest steps)."""
+        hooks but `after_drive` and `after_step` (RoadController's rest steps).
+        """
         return True
 
     # --- the machine's moments ---------------------------------------------------------------------
