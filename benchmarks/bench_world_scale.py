@@ -15,7 +15,10 @@ traffic rules (every robot announces itself by IR every 0.1 s) and the IR medium
 model. The graph runs 1 simulated second (kernels load, first calls), then `--duration` more
 seconds are timed (wall and CPU). A second run of the same case times the parts: the world node's
 ticks (the compiled world and its messages), the IR medium node, the controllers (their steps
-and IR receptions); the rest is the executor's delivery. It prints the real-time factor, the
+and IR receptions); the rest is the executor's delivery. It also counts the controllers' rest
+steps (RoadController._rest_step): spread 1 m apart on one road, nearly every robot is at rest
+nearly always, which is the common step of a large run but not of dense traffic
+(docs/controller.md, "Rest steps"). It prints the real-time factor, the
 shares, and the exponent of the cost (CPU per simulated second) against the robot count.
 
 With `--baseline REV` (checked out by `git worktree add` into a temporary folder) the two trees
@@ -47,6 +50,7 @@ from thymio_road.runtime.run import Graph
 from thymio_road.scenario import load_scenario
 path, duration, parts = sys.argv[1], float(sys.argv[2]), sys.argv[3] == '1'
 spent = defaultdict(float)
+counts = defaultdict(int)
 if parts:
     from thymio_road.nodes.controller_node import ControllerNode
     from thymio_road.nodes.ir_medium_node import IrMediumNode
@@ -68,15 +72,29 @@ if parts:
         timed(IrMediumNode, name, 'ir_medium')
     for name in ('on_sensors', '_on_rx'):
         timed(ControllerNode, name, 'controllers')
+    from thymio_road.control.controller import RoadController
+
+    def counted(cls, name):
+        inner = getattr(cls, name)
+
+        def wrapper(*args, **kwargs):
+            counts[name] += 1
+            return inner(*args, **kwargs)
+        setattr(cls, name, wrapper)
+    counted(RoadController, 'step')
+    if hasattr(RoadController, '_rest_step'):  # (a tree from before rest steps has none)
+        counted(RoadController, '_rest_step')
 scenario = load_scenario(path)
 msgs.use_distro(scenario.ros_distro)
 graph = Graph(scenario, None)
 graph.run(1.0)
 spent.clear()
+counts.clear()
 wall0, cpu0 = time.perf_counter(), time.process_time()
 graph.run(1.0 + duration)
 wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-print(json.dumps({'wall': wall, 'cpu': cpu, 'parts': dict(spent)}))
+print(json.dumps({'wall': wall, 'cpu': cpu, 'parts': dict(spent),
+                  'rest_steps': counts['_rest_step'] / max(1, counts['step'])}))
 """
 
 
@@ -145,7 +163,8 @@ def measure(folder: Path, trees: dict[str, Path], args: argparse.Namespace) -> N
             print(f"{count:5d} robots{label}: {args.duration / plain['wall']:6.2f}× real time (wall), "
                   f"{args.duration / plain['cpu']:6.2f}× (CPU); CPU shares: world {100 * shares['world']:.0f} %, "
                   f"IR medium {100 * shares['ir_medium']:.0f} %, controllers {100 * shares['controllers']:.0f} %, "
-                  f'executor and the rest {100 * rest:.0f} %', flush=True)
+                  f'executor and the rest {100 * rest:.0f} %; rest steps {100 * timed["rest_steps"]:.0f} % of the '
+                  "controllers' steps", flush=True)
         if len(trees) > 1:
             this, base = (best[name]['wall'] for name in trees)
             print(f'{count:5d} robots: this tree / {args.baseline}: {base / this:.2f}× as fast', flush=True)
