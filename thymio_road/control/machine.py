@@ -70,7 +70,6 @@ class ReportMachine(LineFollowing, BarcodeReading):
         #: Something in front stopped the robot this step (and the step before).
         self.obstructed = False
         self._last_obstructed = False
-        self._rest: tuple[int, int, int, int] | None = None
 
     def _set_state(self, state: State) -> None:
         self._rest = None  # (RoadController's rest steps) a state set from outside a step too
