@@ -147,12 +147,6 @@ class RoadController(ReportMachine):
             policy.after_drive(self, left, right)
         return self._calibrated(left, right)
 
-    def wake(self) -> None:
-        """Something changed the robot outside its step pipeline (a message heard, a button, a
-        light, a rule started from outside): the next step runs the whole pipeline again.
-        """
-        self._rest = None
-
     def _rest_params(self) -> tuple[int, int, int, int] | None:
         """Whether the robot is at rest: (grey_ref, grey_thresh, lost_threshold, gain_road) if so,
         else None.

@@ -71,8 +71,15 @@ class ReportMachine(LineFollowing, BarcodeReading):
         self.obstructed = False
         self._last_obstructed = False
 
+    def wake(self) -> None:
+        """Something changed the robot outside its step pipeline (a message heard, a button, a
+        light, a rule started from outside, a state set): the next step runs the whole pipeline
+        again (RoadController's rest steps).
+        """
+        self._rest = None
+
     def _set_state(self, state: State) -> None:
-        self._rest = None  # (RoadController's rest steps) a state set from outside a step too
+        self.wake()
         if state is not self.state:
             self.events.append(Event('state', {'from': self.state.name, 'to': state.name}))
             self.state = state
