@@ -32,6 +32,9 @@ from thymio_road.control.reading import BIT_CM, EVENT_PERIOD, SPEED_CM_PER_UNIT
 from thymio_road.control.recovery import CROSSED_DARK_WINDOW, Recovery
 from thymio_road.control.right_of_way import RightOfWay, Role
 
+#: RoadController._rest before it is asked whether the robot is at rest.
+_ASK = object()
+
 __all__ = ['Action', 'ControllerParams', 'Event', 'Mode', 'RoadController', 'State', 'adiv', 'led_colour',
            'INTERSECTION_CODES', 'LIGHT_NEAR', 'CROSSED_DARK_WINDOW', 'BIT_CM', 'EVENT_PERIOD',
            'SPEED_CM_PER_UNIT']
@@ -77,25 +80,31 @@ class RoadController(ReportMachine):
         self._uncalibrated = params.speed_factor == 1.0 and params.wheel_balance == 1.0
         self._priority = params.kind == 'priority'
         self.mode = self._current_mode()
-        #: At rest after the last step: the parameters of a rest step (see _rest_params), or None.
-        self._rest: tuple[int, int, int, int] | None = None
+        #: After the last step: the parameters of a rest step (_rest_params), None when not at
+        #: rest, _ASK when not asked yet.
+        self._rest: tuple[int, int, int, int] | object | None = None
 
     # --- the step ------------------------------------------------------------------------------------
     def step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
         """One "prox" event: returns (motor.left.target, motor.right.target)."""
         rest = self._rest
         if rest is not None and self.state is State.ROAD and self.action is None and not any(prox) and self.rest_steps:
-            grey_ref, grey_thresh, lost_threshold, gain = rest
-            diff = int(ground[0]) - grey_ref
-            if int(ground[1]) >= grey_thresh and abs(diff) <= lost_threshold:
-                return self._rest_step(diff, gain)
+            if rest is _ASK:
+                rest = self._rest = self._rest_params()
+            if rest is not None:
+                grey_ref, grey_thresh, lost_threshold, gain = rest
+                diff = int(ground[0]) - grey_ref
+                if int(ground[1]) >= grey_thresh and abs(diff) <= lost_threshold:
+                    return self._rest_step(diff, gain)
         self._last_obstructed, self.obstructed = self.obstructed, False
         self._pause = None
         wheels = self._step(ground, prox)
         self._watch_ring_marks(wheels)
         self.policy.after_step(self, wheels)
         self._note_mode()
-        self._rest = self._rest_params() if self.rest_steps else None
+        # Whether the robot is at rest now is asked by the next step if it is plain (the step
+        # after a message heard, or with something in front, never asks: it costs 1 µs).
+        self._rest = _ASK if self.rest_steps else None
         return wheels
 
     def _step(self, ground: Sequence[int], prox: Sequence[int]) -> tuple[int, int]:
